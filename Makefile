@@ -1,0 +1,38 @@
+# Two commands from a fresh clone: `make demo` and `make test`. Both create .venv at the repo root.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PIP := $(BIN)/python -m pip
+# The CPU build of torch that lies on the build machines' disk; a looser pin pulls a multi-GB CUDA build.
+TORCH_PIN := torch==2.13.0
+
+.PHONY: demo test install install-dev lint clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.core-installed: pyproject.toml | $(BIN)/python
+	$(PIP) install -q -e .
+	touch $@
+
+$(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
+	$(PIP) install -q $(TORCH_PIN)
+	$(PIP) install -q -e '.[dev,train,ray]'
+	touch $@ $(VENV)/.core-installed
+
+install: $(VENV)/.core-installed
+
+install-dev: $(VENV)/.dev-installed
+
+demo: $(VENV)/.core-installed
+	$(BIN)/rewardkit verify math --reference '\frac12' 'The answer is \boxed{0.5}'
+
+test: $(VENV)/.dev-installed
+	$(BIN)/python -m pytest
+
+lint: $(VENV)/.dev-installed
+	$(BIN)/ruff check src tests
+	$(BIN)/mypy src/rewardkit
+
+clean:
+	rm -rf $(VENV) build dist src/*.egg-info

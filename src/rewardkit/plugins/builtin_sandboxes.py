@@ -1,0 +1,11 @@
+"""Built-in sandbox backends, registered like any plugin's."""
+
+from __future__ import annotations
+
+from rewardkit.plugins import hookimpl
+from rewardkit.plugins.hookspecs import Register
+
+
+@hookimpl
+def register_sandboxes(register: Register) -> None:
+    pass

@@ -1,0 +1,33 @@
+"""The hooks a rewardkit plugin may implement; each runs once, to fill a registry."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pluggy
+
+from rewardkit.plugins.naming import PROJECT_NAME
+
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+
+Register = Callable[[str, Any], None]
+
+
+@hookspec
+def register_verifiers(register: Register) -> None:
+    """Add verifier factories: ``register(name, factory)`` where ``factory(**params)`` returns a Verifier."""
+
+
+@hookspec
+def register_rewards(register: Register) -> None:
+    """Add reward callables or factories with TRL's ``(prompts, completions, **kwargs)`` signature."""
+
+
+@hookspec
+def register_shapers(register: Register) -> None:
+    """Add shapers and combinators that transform or combine reward terms."""
+
+
+@hookspec
+def register_sandboxes(register: Register) -> None:
+    """Add sandbox backends: ``register(name, factory)`` where ``factory(**options)`` returns a Sandbox."""

@@ -1,0 +1,1 @@
+"""Reward callables with TRL's signature, shapers, combinators and the composition spec."""

@@ -1,0 +1,63 @@
+"""The sandbox protocol: run one untrusted command over a set of files, under limits."""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource caps for one run. Times in seconds, sizes in bytes."""
+
+    wall_time: float = 10.0
+    cpu_time: float = 10.0
+    memory_bytes: int = 512 << 20
+    max_processes: int = 64
+    max_output_bytes: int = 1 << 20
+    max_file_bytes: int = 16 << 20
+    max_open_files: int = 256
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What came out of one sandboxed run. ``infra_error`` is set when the sandbox, not the program, failed."""
+
+    exit_code: int | None
+    stdout: bytes = b""
+    stderr: bytes = b""
+    duration: float = 0.0
+    timed_out: bool = False
+    memory_exceeded: bool = False
+    output_truncated: bool = False
+    signal: int | None = None
+    files: Mapping[str, bytes] = field(default_factory=dict)
+    infra_error: str | None = None
+
+
+class Sandbox(abc.ABC):
+    """Runs untrusted programs in isolation. Implementations register through ``register_sandboxes``."""
+
+    name: str = "sandbox"
+
+    @abc.abstractmethod
+    def run(
+        self,
+        command: Sequence[str],
+        files: Mapping[str, bytes | str],
+        *,
+        stdin: bytes | None = None,
+        limits: Limits | None = None,
+        collect: Sequence[str] = (),
+    ) -> RunResult:
+        """Write ``files`` into a fresh scratch dir, run ``command`` there, return output and ``collect``ed files."""
+
+    def close(self) -> None:
+        """Release processes and containers. Safe to call twice."""
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

@@ -1,0 +1,103 @@
+"""The verifier protocol: verify one sample, verify a batch, release workers on close."""
+
+from __future__ import annotations
+
+import abc
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Mapping, Sequence
+
+from rewardkit._errors import VerifierError
+from rewardkit.verifiers.verdict import ERROR, Verdict
+
+
+class Verifier(abc.ABC):
+    """Judges completions against references. Never raises on model output: failures are verdicts.
+
+    Subclasses implement :meth:`_verify`; :meth:`verify_batch` runs it on a thread pool by default
+    (verifiers that own worker processes override it). A verifier is a context manager:
+    leaving the ``with`` block calls :meth:`close`, which releases workers and containers.
+    """
+
+    name: str = "verifier"
+    batch_threads: int = 8
+
+    def verify(self, completion: Any, reference: Any, **context: Any) -> Verdict:
+        try:
+            return self._verify(completion, reference, **context)
+        except VerifierError:
+            raise
+        except Exception as exc:  # a verifier bug must not crash a training batch
+            return Verdict.fail(ERROR, error=f"{type(exc).__name__}: {exc}")
+
+    @abc.abstractmethod
+    def _verify(self, completion: Any, reference: Any, **context: Any) -> Verdict:
+        """Judge one completion; may raise, :meth:`verify` turns exceptions into verdicts."""
+
+    def verify_batch(
+        self,
+        completions: Sequence[Any],
+        references: Sequence[Any],
+        contexts: Sequence[Mapping[str, Any] | None] | None = None,
+    ) -> list[Verdict]:
+        contexts = _check_batch(completions, references, contexts)
+        if len(completions) <= 1:
+            return [self.verify(c, r, **(x or {})) for c, r, x in zip(completions, references, contexts)]
+        with ThreadPoolExecutor(max_workers=min(self.batch_threads, len(completions))) as pool:
+            return list(pool.map(lambda args: self.verify(args[0], args[1], **(args[2] or {})),
+                                 zip(completions, references, contexts)))
+
+    def close(self) -> None:
+        """Release workers, processes and containers. Safe to call twice."""
+
+    def __enter__(self) -> Verifier:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _check_batch(
+    completions: Sequence[Any],
+    references: Sequence[Any],
+    contexts: Sequence[Mapping[str, Any] | None] | None,
+) -> list[Mapping[str, Any] | None]:
+    if len(completions) != len(references):
+        raise VerifierError(
+            f"verify_batch needs one reference per completion: got {len(completions)} completions "
+            f"and {len(references)} references"
+        )
+    if contexts is None:
+        return [None] * len(completions)
+    if len(contexts) != len(completions):
+        raise VerifierError(
+            f"verify_batch needs one context per completion (or contexts=None): got {len(contexts)} "
+            f"contexts for {len(completions)} completions"
+        )
+    return list(contexts)
+
+
+def as_text(completion: Any) -> str:
+    """The text of a completion given as a string or as chat messages (assistant turns joined)."""
+    if completion is None:
+        return ""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, Mapping):
+        completion = [completion]
+    if isinstance(completion, Sequence):
+        parts = []
+        for message in completion:
+            if isinstance(message, Mapping):
+                if message.get("role", "assistant") != "assistant":
+                    continue
+                content = message.get("content")
+                if isinstance(content, list):
+                    content = "".join(
+                        p.get("text", "") for p in content if isinstance(p, Mapping) and p.get("type") == "text"
+                    )
+                if content:
+                    parts.append(str(content))
+            elif isinstance(message, str):
+                parts.append(message)
+        return "\n".join(parts)
+    return str(completion)
