@@ -10,10 +10,11 @@ if it has not answered shortly after. A stuck sample therefore costs one worker 
 from __future__ import annotations
 
 import importlib
-import multiprocessing
 import os
 import queue
 import signal
+import subprocess
+import sys
 import threading
 import weakref
 from concurrent.futures import ThreadPoolExecutor
@@ -24,6 +25,8 @@ from typing import Any, Callable, Sequence
 TASK_OK = "ok"
 TASK_TIMEOUT = "timeout"
 TASK_ERROR = "error"
+_READY = "ready"
+_START_TIMEOUT = 60.0
 
 
 class _SoftTimeout(BaseException):
@@ -41,22 +44,12 @@ def _on_alarm(signum: int, frame: Any) -> None:
     raise _SoftTimeout()
 
 
-def _die_with_parent() -> None:
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-def _worker_main(conn: Connection, target_path: str) -> None:
-    _die_with_parent()
+def _worker_main(conn: Any, target_path: str) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGALRM, _on_alarm)
     module_name, _, attr = target_path.partition(":")
     target: Callable[..., Any] = getattr(importlib.import_module(module_name), attr)
+    conn.send(_READY)
     while True:
         try:
             message = conn.recv()
@@ -81,20 +74,58 @@ def _worker_main(conn: Connection, target_path: str) -> None:
 
 
 class _Worker:
-    def __init__(self, ctx: Any, target_path: str) -> None:
-        self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=_worker_main, args=(child, target_path), daemon=True)
-        self.process.start()
-        child.close()
+    """One worker: a fresh interpreter (``python -m``), so the caller's ``__main__`` is never re-run."""
+
+    def __init__(self, target_path: str) -> None:
+        to_child_r, to_child_w = os.pipe()
+        from_child_r, from_child_w = os.pipe()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", __name__, target_path, str(to_child_r), str(from_child_w)],
+            pass_fds=(to_child_r, from_child_w),
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        os.close(to_child_r)
+        os.close(from_child_w)
+        self.conn = _Duplex(Connection(from_child_r, writable=False), Connection(to_child_w, readable=False))
+
+    def wait_ready(self, timeout: float) -> bool:
+        try:
+            return self.conn.poll(timeout) and self.conn.recv() == _READY
+        except (EOFError, OSError):
+            return False
 
     def kill(self) -> None:
-        try:
-            self.conn.close()
-        except OSError:
-            pass
-        if self.process.is_alive():
+        if self.process.poll() is None:
             self.process.kill()
-        self.process.join(timeout=5)
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        self.conn.close()
+
+
+class _Duplex:
+    """A read end and a write end used as one connection."""
+
+    def __init__(self, reader: Connection, writer: Connection) -> None:
+        self.reader, self.writer = reader, writer
+
+    def send(self, obj: Any) -> None:
+        self.writer.send(obj)
+
+    def recv(self) -> Any:
+        return self.reader.recv()
+
+    def poll(self, timeout: float) -> bool:
+        return self.reader.poll(timeout)
+
+    def close(self) -> None:
+        for end in (self.reader, self.writer):
+            try:
+                end.close()
+            except OSError:
+                pass
 
 
 def _kill_all(workers: list[_Worker]) -> None:
@@ -106,26 +137,15 @@ def _kill_all(workers: list[_Worker]) -> None:
 class WorkerPool:
     """A fixed number of worker processes running ``target(payload)`` with a deadline per task.
 
-    ``target`` is given as ``"module:function"`` so that workers import it themselves; ``preload``
-    modules are imported once in the fork server so that starting or replacing a worker is a fork.
+    ``target`` is given as ``"module:function"``; each worker imports it once at start. A worker
+    enters service only after it reports ready, so start-up time never counts against a task's
+    deadline; a killed worker is replaced in the background.
     """
 
-    def __init__(
-        self,
-        target: str,
-        *,
-        workers: int | None = None,
-        grace: float = 0.5,
-        preload: Sequence[str] = (),
-        start_method: str | None = None,
-    ) -> None:
+    def __init__(self, target: str, *, workers: int | None = None, grace: float = 0.5) -> None:
         self.target = target
         self.size = max(1, workers or min(4, os.cpu_count() or 1))
         self.grace = grace
-        method = start_method or ("forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn")
-        self._ctx = multiprocessing.get_context(method)
-        if method == "forkserver" and preload:
-            self._ctx.set_forkserver_preload([*preload, target.partition(":")[0]])
         self._idle: queue.Queue[_Worker | None] = queue.Queue()
         self._all: list[_Worker] = []
         self._lock = threading.Lock()
@@ -134,17 +154,33 @@ class WorkerPool:
         self.restarts = 0
         self._finalizer = weakref.finalize(self, _kill_all, self._all)
 
+    def _spawn(self) -> None:
+        """Start one worker and put it in service once it is ready (runs in a background thread)."""
+        with self._lock:
+            if self._closed:
+                return
+            worker = _Worker(self.target)
+            self._all.append(worker)
+        if worker.wait_ready(_START_TIMEOUT) and not self._closed:
+            self._idle.put(worker)
+            return
+        worker.kill()
+        with self._lock:
+            if worker in self._all:
+                self._all.remove(worker)
+            closed = self._closed
+        if not closed:
+            self._idle.put(None)  # wake a waiter: it reports the failure instead of hanging
+
     def _start(self) -> None:
         with self._lock:
             if self._closed:
                 raise RuntimeError("worker pool is closed")
             if self._started:
                 return
-            for _ in range(self.size):
-                worker = _Worker(self._ctx, self.target)
-                self._all.append(worker)
-                self._idle.put(worker)
             self._started = True
+        for _ in range(self.size):
+            threading.Thread(target=self._spawn, daemon=True).start()
 
     def _replace(self, worker: _Worker) -> None:
         worker.kill()
@@ -154,17 +190,18 @@ class WorkerPool:
             if self._closed:
                 return
             self.restarts += 1
-            fresh = _Worker(self._ctx, self.target)
-            self._all.append(fresh)
-        self._idle.put(fresh)
+        threading.Thread(target=self._spawn, daemon=True).start()
 
     def run(self, payload: Any, timeout: float) -> TaskResult:
         """Run one task; returns within about ``timeout + grace`` seconds of getting a worker."""
         self._start()
         worker = self._idle.get()
-        if worker is None or self._closed:
-            self._idle.put(None)
-            return TaskResult(TASK_ERROR, error="worker pool was closed")
+        if worker is None:
+            if self._closed:
+                self._idle.put(None)
+                return TaskResult(TASK_ERROR, error="worker pool was closed")
+            threading.Thread(target=self._spawn, daemon=True).start()
+            return TaskResult(TASK_ERROR, error="a worker process failed to start")
         try:
             worker.conn.send((payload, timeout))
             if worker.conn.poll(timeout + self.grace):
@@ -172,8 +209,8 @@ class WorkerPool:
             else:
                 self._replace(worker)
                 return TaskResult(TASK_TIMEOUT, error=f"killed after {timeout + self.grace:.1f}s")
-        except (EOFError, OSError, BrokenPipeError) as exc:
-            code = worker.process.exitcode
+        except (EOFError, OSError) as exc:
+            code = worker.process.poll()
             self._replace(worker)
             return TaskResult(TASK_ERROR, error=f"worker died (exit code {code}): {exc!r}")
         self._idle.put(worker)
@@ -188,7 +225,7 @@ class WorkerPool:
 
     def pids(self) -> list[int]:
         with self._lock:
-            return [w.process.pid for w in self._all if w.process.pid is not None]
+            return [w.process.pid for w in self._all]
 
     def close(self) -> None:
         with self._lock:
@@ -203,3 +240,13 @@ class WorkerPool:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+if __name__ == "__main__":
+    # Run the imported module's copy so that pickled results name rewardkit's classes, not __main__'s.
+    from rewardkit.verifiers import worker_pool as _module
+
+    _module._worker_main(
+        _module._Duplex(Connection(int(sys.argv[2]), writable=False), Connection(int(sys.argv[3]), readable=False)),
+        sys.argv[1],
+    )

@@ -1,0 +1,164 @@
+"""Stage one of the math verifier: find the final answer a completion commits to.
+
+The final answer is the last one stated: the last ``\\boxed{}``/``\\fbox{}``, or a later explicit statement
+("The final answer is ...", "the answer is ...", "Answer: ...", ``<answer>...</answer>``). An earlier box is
+a draft. When a think block is closed, only the text after ``</think>`` counts. Boxes that follow one
+another joined only by connectors (``\\boxed{-2} and \\boxed{1}``) form one answer with several values.
+
+Every scan here is linear in the length of the text: no regex that can backtrack catastrophically.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+THINK_CLOSE = "</think>"
+_BOX_RE = re.compile(r"\\(?:boxed|fbox)\b")
+_ANSWER_TAG_RE = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
+_STATEMENT_RE = re.compile(
+    r"(?:final\s+answer\s*(?:is|:)|the\s+answer\s+is|^\s*\**answer\**\s*:)[ \t:*]*",
+    re.IGNORECASE | re.MULTILINE,
+)
+_NOT_AN_ANSWER = re.compile(
+    r"(?:correct|incorrect|right|wrong|not\b|that\b|this\b|to\b|in\b|as\b|being\b|given\b|obtained\b|"
+    r"indeed\b|clearly\b|therefore\b|thus\b|found\b|the\s+same\b|unchanged\b)",
+    re.IGNORECASE,
+)
+_CONNECTOR_RE = re.compile(
+    r"^(?:[\s$,;.]|\\[,;!: ]|\\quad|\\qquad|\\text\{\s*(?:and|or)\s*\}|and|or|&|\\\\|[a-zA-Z]\s*=)*$"
+)
+_MAX_CONNECTOR = 40
+
+
+@dataclass(frozen=True)
+class ExtractedAnswer:
+    """The answer found in a completion: its text and, when several boxes form it, each value."""
+
+    text: str
+    source: str
+    values: tuple[str, ...]
+    position: int
+
+
+def answer_region(text: str) -> str:
+    """The part of the completion that can hold the answer: after ``</think>`` when the block is closed."""
+    cut = text.rfind(THINK_CLOSE)
+    return text[cut + len(THINK_CLOSE):] if cut >= 0 else text
+
+
+def _balanced(text: str, open_at: int) -> int | None:
+    """Index just past the brace group that opens at ``open_at``, or None if it never closes."""
+    depth = 0
+    i = open_at
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return None
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    start: int
+    end: int
+    text: str
+    source: str
+
+
+def _boxes(text: str) -> list[_Candidate]:
+    found = []
+    for match in _BOX_RE.finditer(text):
+        i = match.end()
+        while i < len(text) and text[i] in " \t":
+            i += 1
+        if i < len(text) and text[i] == "{":
+            end = _balanced(text, i)
+            if end is None:
+                continue
+            found.append(_Candidate(match.start(), end, text[i + 1:end - 1].strip(), "boxed"))
+        else:
+            token = re.match(r"[^\s$.,;]+", text[i:i + 64])
+            if token and i > match.end():
+                found.append(_Candidate(match.start(), i + token.end(), token.group(0), "boxed"))
+    return found
+
+
+def _statement_content(text: str, start: int) -> tuple[str, int]:
+    line_end = text.find("\n", start)
+    if line_end < 0:
+        line_end = len(text)
+    segment = text[start:line_end]
+    depth_dollar = 0
+    stop = len(segment)
+    for i, ch in enumerate(segment):
+        if ch == "$":
+            depth_dollar ^= 1
+        elif ch == "." and not depth_dollar and (i + 1 == len(segment) or segment[i + 1] in " \t"):
+            if not (i > 0 and segment[i - 1].isdigit() and i + 1 < len(segment) and segment[i + 1].isdigit()):
+                stop = i
+                break
+    content = segment[:stop].strip().strip("*").strip()
+    return content, start + stop
+
+
+def _statements(text: str) -> list[_Candidate]:
+    found = []
+    for match in _STATEMENT_RE.finditer(text):
+        content, end = _statement_content(text, match.end())
+        if not content or _NOT_AN_ANSWER.match(content):
+            continue
+        found.append(_Candidate(match.start(), end, content, "statement"))
+    for match in _ANSWER_TAG_RE.finditer(text):
+        content = match.group(1).strip()
+        if content:
+            found.append(_Candidate(match.start(), match.end(), content, "answer_tag"))
+    return found
+
+
+def _strip_delimiters(answer: str) -> str:
+    answer = answer.strip()
+    for left, right in (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]")):
+        if answer.startswith(left) and answer.endswith(right) and len(answer) >= len(left) + len(right):
+            answer = answer[len(left):len(answer) - len(right)].strip()
+    return answer.rstrip(".").strip()
+
+
+def extract_answer(completion: str) -> ExtractedAnswer | None:
+    """The final answer of ``completion``, or None when it commits to none."""
+    text = answer_region(completion)
+    boxes = _boxes(text)
+    candidates = boxes + _statements(text)
+    if not candidates:
+        return None
+    # A statement or tag that wraps a box is represented by the box it wraps.
+    inner = [
+        c for c in candidates
+        if not any(o is not c and c.start <= o.start and o.end <= c.end and o.source == "boxed" for o in boxes)
+        or c.source == "boxed"
+    ]
+    final = max(inner, key=lambda c: (c.start, c.source == "boxed"))
+    group = [final]
+    if final.source == "boxed":
+        earlier = sorted((b for b in boxes if b.end <= final.start), key=lambda b: b.start)
+        cursor = final
+        for box in reversed(earlier):
+            gap = text[box.end:cursor.start]
+            if len(gap) > _MAX_CONNECTOR or not _CONNECTOR_RE.match(gap):
+                break
+            group.insert(0, box)
+            cursor = box
+    values = tuple(_strip_delimiters(c.text) for c in group)
+    values = tuple(v for v in values if v)
+    if not values:
+        return None
+    return ExtractedAnswer(", ".join(values), final.source, values, final.start)
