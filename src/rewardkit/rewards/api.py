@@ -1,19 +1,30 @@
-"""get_reward and build_reward (the rewards issue fills these in)."""
+"""``rk.get_reward`` and ``rk.build_reward``: rewards by name, and rewards composed from a spec."""
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import Any, Mapping
 
-from rewardkit import _factories
-from rewardkit._errors import ConfigError
 from rewardkit.plugins.manager import default_host
+from rewardkit.rewards.base import Reward
+from rewardkit.rewards.spec import SpecBuilder, load_spec, make_reward
 
 
 def get_reward(name: str, **params: Any) -> Any:
-    """A reward callable registered under ``name``."""
-    return _factories.create(default_host().registries.rewards, name, params)
+    """The reward registered under ``name``, ready to pass to ``GRPOTrainer(reward_funcs=[...])``.
+
+    A reward registered as a plain TRL reward function comes back as it is (or, with ``params``, as a
+    picklable ``functools.partial``); one registered as a factory (a class, or a function marked with
+    ``@reward_factory``) is called with ``params``. Unknown names and bad parameters raise ConfigError.
+    """
+    return make_reward(default_host().registries, name, params)
 
 
-def build_reward(spec: Any) -> Any:
-    """A reward callable composed from a spec (dict, or path to YAML/JSON)."""
-    raise ConfigError("build_reward is not available yet")
+def build_reward(spec: Mapping[str, Any] | str | Path) -> Reward:
+    """A reward composed from a spec: a dict, or the path of a YAML or JSON file (see docs/rewards.md).
+
+    Every field is checked now: an unknown reward or combinator, a bad parameter or a wrong type raises
+    ConfigError naming the field (``spec.terms[1].params``), what was expected and what exists.
+    """
+    data = load_spec(spec)
+    return SpecBuilder(default_host().registries).build(data)

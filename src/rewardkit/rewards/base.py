@@ -1,0 +1,195 @@
+"""The reward contract: a picklable callable with TRL's signature that also reports components and verdicts."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from rewardkit._errors import ConfigError
+from rewardkit.rewards.batch import Batch
+
+
+@dataclass
+class Scored:
+    """What one reward call produced, row by row.
+
+    ``values`` is what the trainer gets. ``components`` holds each leaf reward's values by label (a leaf
+    reward reports itself), ``statuses``/``extracted`` the verdict status and extracted answer of each
+    verifier-backed leaf.
+    """
+
+    values: list[float | None]
+    components: dict[str, list[float | None]] = field(default_factory=dict)
+    statuses: dict[str, list[str | None]] = field(default_factory=dict)
+    extracted: dict[str, list[str | None]] = field(default_factory=dict)
+
+    @classmethod
+    def leaf(
+        cls,
+        label: str,
+        values: list[float | None],
+        statuses: list[str | None] | None = None,
+        extracted: list[str | None] | None = None,
+    ) -> Scored:
+        return cls(
+            values=values,
+            components={label: values},
+            statuses={label: statuses} if statuses is not None else {},
+            extracted={label: extracted} if extracted is not None else {},
+        )
+
+    def relabel(self, prefix: str) -> Scored:
+        """The same result with every component label under ``prefix/``."""
+        def re(d: dict[str, Any]) -> dict[str, Any]:
+            return {f"{prefix}/{k}": v for k, v in d.items()}
+
+        return Scored(self.values, re(self.components), re(self.statuses), re(self.extracted))
+
+
+def mean_of(values: list[float | None]) -> float | None:
+    present = [v for v in values if v is not None and not math.isnan(v)]
+    return sum(present) / len(present) if present else None
+
+
+class Reward:
+    """Base class of rewardkit's reward callables.
+
+    Subclasses implement :meth:`score`, which takes a :class:`Batch` and returns a :class:`Scored`.
+    Calling the reward the way TRL does, ``reward(prompts=..., completions=..., **columns)``, returns
+    one float (or None where the reward does not apply) per completion. Instances must stay picklable:
+    keep processes, pools and verifiers in attributes that :meth:`_transient` names, created lazily.
+    """
+
+    #: Attributes dropped when pickling (re-created lazily in the new process).
+    _transient: tuple[str, ...] = ()
+
+    def __init__(self, name: str) -> None:
+        self.__name__ = name
+
+    @property
+    def name(self) -> str:
+        return self.__name__
+
+    def score(self, batch: Batch) -> Scored:
+        raise NotImplementedError
+
+    def __call__(self, prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
+        batch = Batch.from_call(prompts, completions, kwargs)
+        scored = self.score(batch)
+        self._log(batch, scored)
+        return scored.values
+
+    def _log(self, batch: Batch, scored: Scored) -> None:
+        if batch.log_metric is None or len(scored.components) < 2:
+            return
+        for label, values in scored.components.items():
+            mean = mean_of(values)
+            if mean is not None:
+                batch.log_metric(f"rewards/{self.name}/{label}/mean", mean)
+
+    def as_async(self) -> AsyncReward:
+        """This reward as a coroutine function (TRL runs async rewards concurrently, off its main thread)."""
+        return AsyncReward(self)
+
+    def close(self) -> None:
+        """Release verifiers and workers this reward holds. Safe to call twice; the reward stays usable."""
+
+    def __enter__(self) -> Reward:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        for key in self._transient:
+            state[key] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+class AsyncReward:
+    """An awaitable view of a reward: ``await r(prompts=..., completions=...)`` runs it in a thread."""
+
+    def __init__(self, reward: Reward) -> None:
+        self.reward = reward
+        self.__name__ = reward.name
+
+    async def __call__(self, prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
+        return await asyncio.to_thread(self.reward, prompts=prompts, completions=completions, **kwargs)
+
+    def close(self) -> None:
+        self.reward.close()
+
+
+class FunctionReward(Reward):
+    """Any TRL-style reward function (or awaitable one) as a :class:`Reward`, so combinators can use it."""
+
+    def __init__(self, func: Callable[..., Any], name: str | None = None) -> None:
+        super().__init__(name or callable_name(func))
+        self.func = func
+
+    def score(self, batch: Batch) -> Scored:
+        kwargs: dict[str, Any] = dict(batch.columns)
+        if batch.completion_ids is not None:
+            kwargs["completion_ids"] = batch.completion_ids
+        for key in ("trainer_state", "log_metric", "log_extra"):
+            if getattr(batch, key) is not None:
+                kwargs[key] = getattr(batch, key)
+        out = self.func(prompts=batch.prompts, completions=batch.completions, **kwargs)
+        if asyncio.iscoroutine(out):
+            out = _run_coroutine(out)
+        values = [None if v is None else float(v) for v in out]
+        if len(values) != len(batch):
+            raise ConfigError(
+                f"reward {self.name!r} returned {len(values)} values for {len(batch)} completions; "
+                f"a reward must return exactly one value (or None) per completion"
+            )
+        return Scored.leaf(self.name, values)
+
+    def close(self) -> None:
+        close = getattr(self.func, "close", None)
+        if callable(close):
+            close()
+
+
+def callable_name(func: Any) -> str:
+    """The name TRL logs a reward under: a partial's function name, else ``__name__``, else the class name."""
+    while isinstance(func, functools.partial):
+        func = func.func
+    return getattr(func, "__name__", None) or type(func).__name__
+
+
+def _run_coroutine(coro: Any) -> Any:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+def as_reward(obj: Any, name: str | None = None) -> Reward:
+    """``obj`` as a :class:`Reward`: a Reward is returned as it is, a callable is wrapped."""
+    if isinstance(obj, Reward):
+        return obj
+    if isinstance(obj, AsyncReward):
+        return obj.reward
+    if callable(obj):
+        return FunctionReward(obj, name)
+    raise ConfigError(f"expected a reward callable, got {type(obj).__name__}")
+
+
+def as_async(reward: Any) -> Any:
+    """An async variant of any reward (a :class:`Reward` or a plain TRL reward function)."""
+    return as_reward(reward).as_async()

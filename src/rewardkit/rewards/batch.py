@@ -1,0 +1,128 @@
+"""One reward call's inputs, normalised: completion texts, dataset columns, and TRL's hooks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from rewardkit._errors import ConfigError
+
+# Keyword arguments TRL passes that are not per-row dataset columns.
+TRAINER_KWARGS = frozenset({"trainer_state", "log_metric", "log_extra", "environments", "completion_ids"})
+
+
+def completion_text(completion: Any) -> str:
+    """The text of a completion given as a string or as chat messages.
+
+    Assistant turns are joined with newlines; a message's ``reasoning_content`` (or ``reasoning``) is
+    rendered as a leading ``<think>...</think>`` block, so a chat completion scores like the plain string
+    a model without a reasoning parser would have produced.
+    """
+    if completion is None:
+        return ""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, Mapping):
+        completion = [completion]
+    if not isinstance(completion, Sequence):
+        return str(completion)
+    parts: list[str] = []
+    for message in completion:
+        if isinstance(message, str):
+            parts.append(message)
+            continue
+        if not isinstance(message, Mapping) or message.get("role", "assistant") != "assistant":
+            continue
+        reasoning = message.get("reasoning_content") or message.get("reasoning")
+        content = message.get("content")
+        if isinstance(content, list):
+            content = "".join(
+                str(p.get("text", "")) for p in content if isinstance(p, Mapping) and p.get("type") == "text"
+            )
+        text = f"<think>{reasoning}</think>" if reasoning else ""
+        text += str(content) if content else ""
+        if text:
+            parts.append(text)
+    return "\n".join(parts)
+
+
+@dataclass
+class Batch:
+    """The completions of one reward call with every per-row column TRL (or the score command) passed."""
+
+    completions: list[Any]
+    prompts: list[Any]
+    columns: dict[str, list[Any]] = field(default_factory=dict)
+    completion_ids: list[Any] | None = None
+    log_metric: Callable[[str, float], None] | None = None
+    log_extra: Callable[[str, list], None] | None = None
+    trainer_state: Any = None
+    _texts: list[str] | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_call(cls, prompts: Any, completions: Any, kwargs: Mapping[str, Any]) -> Batch:
+        if completions is None:
+            raise ConfigError("a reward needs completions=[...] (one entry per sample)")
+        completions = list(completions)
+        n = len(completions)
+        prompts = list(prompts) if prompts is not None else [None] * n
+        columns: dict[str, list[Any]] = {}
+        for key, value in kwargs.items():
+            if key in TRAINER_KWARGS:
+                continue
+            if isinstance(value, (list, tuple)) and len(value) == n:
+                columns[key] = list(value)
+        ids = kwargs.get("completion_ids")
+        return cls(
+            completions=completions,
+            prompts=prompts,
+            columns=columns,
+            completion_ids=list(ids) if ids is not None and len(ids) == n else None,
+            log_metric=kwargs.get("log_metric"),
+            log_extra=kwargs.get("log_extra"),
+            trainer_state=kwargs.get("trainer_state"),
+        )
+
+    def __len__(self) -> int:
+        return len(self.completions)
+
+    @property
+    def texts(self) -> list[str]:
+        if self._texts is None:
+            self._texts = [completion_text(c) for c in self.completions]
+        return self._texts
+
+    def column(self, keys: str | Sequence[str], *, reward: str, required: bool = True) -> list[Any]:
+        """Per row, the value of the first of ``keys`` that the batch has and that is not None there."""
+        names = [keys] if isinstance(keys, str) else list(keys)
+        present = [k for k in names if k in self.columns]
+        if not present:
+            if not required:
+                return [None] * len(self)
+            raise ConfigError(
+                f"reward {reward!r} needs a dataset column named {' or '.join(map(repr, names))}; "
+                f"the batch has columns: {', '.join(sorted(self.columns)) or '(none)'} "
+                f"(set reference_key to use another column)"
+            )
+        out = []
+        for i in range(len(self)):
+            value = None
+            for key in present:
+                value = self.columns[key][i]
+                if value is not None:
+                    break
+            out.append(value)
+        return out
+
+    def subset(self, indices: Sequence[int]) -> Batch:
+        """The rows at ``indices``, columns and token ids included; logging hooks are kept."""
+        return Batch(
+            completions=[self.completions[i] for i in indices],
+            prompts=[self.prompts[i] for i in indices],
+            columns={k: [v[i] for i in indices] for k, v in self.columns.items()},
+            completion_ids=[self.completion_ids[i] for i in indices] if self.completion_ids is not None else None,
+            log_metric=self.log_metric,
+            log_extra=self.log_extra,
+            trainer_state=self.trainer_state,
+            _texts=[self.texts[i] for i in indices],
+        )

@@ -1,0 +1,283 @@
+"""Combinators: rewards made of other rewards (weighted sum, product, min, max, gate, clip, scale)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Mapping, Sequence
+
+from rewardkit._errors import ConfigError
+from rewardkit.rewards.base import Reward, Scored
+from rewardkit.rewards.batch import Batch
+
+Row = list["float | None"]
+
+
+@dataclass(frozen=True)
+class Term:
+    """One input of a combinator: a reward, the label its values are reported under, and a weight."""
+
+    label: str
+    reward: Reward
+    weight: float = 1.0
+
+
+@dataclass(frozen=True)
+class Option:
+    """A combinator's scalar setting in a spec: accepted types, default, and what it means."""
+
+    types: tuple[type, ...]
+    default: Any
+    help: str
+
+
+NUMBER = (int, float)
+
+
+class Combinator(Reward):
+    """A reward whose value per row combines its terms' weighted values.
+
+    Subclasses declare ``term_fields`` (spec field → ``"one"`` or ``"many"``), ``options`` (the scalar
+    settings a spec may give) and implement :meth:`combine` on one row of weighted term values, where None
+    means "this term does not apply to the row". Terms are evaluated on the whole batch, once each.
+    """
+
+    term_fields: ClassVar[dict[str, str]] = {"terms": "many"}
+    options: ClassVar[dict[str, Option]] = {}
+
+    def __init__(self, name: str, terms: Mapping[str, Term | Sequence[Term]], **settings: Any) -> None:
+        super().__init__(name)
+        self.terms: dict[str, list[Term]] = {}
+        for field, arity in self.term_fields.items():
+            given = terms.get(field)
+            if given is None:
+                raise ConfigError(f"combinator {name!r} needs field {field!r}")
+            listed = [given] if isinstance(given, Term) else list(given)
+            if arity == "one" and len(listed) != 1:
+                raise ConfigError(f"combinator {name!r}: field {field!r} takes exactly one term, got {len(listed)}")
+            if arity == "many" and not listed:
+                raise ConfigError(f"combinator {name!r}: field {field!r} needs at least one term")
+            self.terms[field] = listed
+        unknown = set(settings) - set(self.options)
+        if unknown:
+            raise ConfigError(
+                f"combinator {name!r} got unknown settings {sorted(unknown)}; it accepts: "
+                f"{', '.join(sorted(self.options)) or '(none)'}"
+            )
+        self.settings = {k: settings.get(k, opt.default) for k, opt in self.options.items()}
+
+    def all_terms(self) -> list[Term]:
+        return [t for field in self.term_fields for t in self.terms[field]]
+
+    def score(self, batch: Batch) -> Scored:
+        weighted: dict[str, list[Row]] = {field: [] for field in self.term_fields}
+        merged = Scored(values=[])
+        for field in self.term_fields:
+            for term in self.terms[field]:
+                scored = term.reward.score(batch)
+                if len(scored.values) != len(batch):
+                    raise ConfigError(
+                        f"term {term.label!r} of {self.name!r} returned {len(scored.values)} values "
+                        f"for {len(batch)} completions"
+                    )
+                weighted[field].append([None if v is None else v * term.weight for v in scored.values])
+                _merge(merged, term, scored)
+        merged.values = [
+            self._finite(self.combine({f: [vals[i] for vals in weighted[f]] for f in weighted}))
+            for i in range(len(batch))
+        ]
+        return merged
+
+    @staticmethod
+    def _finite(value: float | None) -> float | None:
+        if value is None or math.isnan(value):
+            return None
+        return float(value)
+
+    def combine(self, row: dict[str, Row]) -> float | None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        for term in self.all_terms():
+            term.reward.close()
+
+
+def unwrap(reward: Reward) -> Reward:
+    while isinstance(reward, Where):
+        reward = reward.inner
+    return reward
+
+
+def _merge(into: Scored, term: Term, scored: Scored) -> None:
+    if isinstance(unwrap(term.reward), Combinator):
+        scored = scored.relabel(term.label)
+    else:
+        rename = {term.reward.name: term.label}
+        scored = Scored(
+            scored.values,
+            {rename.get(k, k): v for k, v in scored.components.items()},
+            {rename.get(k, k): v for k, v in scored.statuses.items()},
+            {rename.get(k, k): v for k, v in scored.extracted.items()},
+        )
+    into.components.update(scored.components)
+    into.statuses.update(scored.statuses)
+    into.extracted.update(scored.extracted)
+
+
+def _present(values: Row) -> list[float]:
+    return [v for v in values if v is not None]
+
+
+def _reduce(values: Row, fn: Callable[[list[float]], float]) -> float | None:
+    present = _present(values)
+    return fn(present) if present else None
+
+
+class Sum(Combinator):
+    """Weighted sum of the terms that apply to the row (None when none applies)."""
+
+    def combine(self, row: dict[str, Row]) -> float | None:
+        return _reduce(row["terms"], sum)
+
+
+class Product(Combinator):
+    """Product of the weighted terms that apply to the row (None when none applies)."""
+
+    def combine(self, row: dict[str, Row]) -> float | None:
+        return _reduce(row["terms"], math.prod)
+
+
+class Min(Combinator):
+    """Smallest weighted term that applies to the row."""
+
+    def combine(self, row: dict[str, Row]) -> float | None:
+        return _reduce(row["terms"], min)
+
+
+class Max(Combinator):
+    """Largest weighted term that applies to the row."""
+
+    def combine(self, row: dict[str, Row]) -> float | None:
+        return _reduce(row["terms"], max)
+
+
+class Gate(Combinator):
+    """``then`` counts only where ``when`` reaches ``threshold``; elsewhere the value is ``otherwise``.
+
+    A row where ``then`` does not apply is None; a row where ``when`` does not apply is not gated.
+    """
+
+    term_fields: ClassVar[dict[str, str]] = {"when": "one", "then": "one"}
+    options: ClassVar[dict[str, Option]] = {
+        "threshold": Option(NUMBER, 1.0, "the gate passes where the `when` term is >= this"),
+        "otherwise": Option(NUMBER, 0.0, "the value where the gate fails"),
+    }
+
+    def combine(self, row: dict[str, Row]) -> float | None:
+        (gate,), (value,) = row["when"], row["then"]
+        if value is None:
+            return None
+        if gate is None or gate >= self.settings["threshold"]:
+            return value
+        return float(self.settings["otherwise"])
+
+
+class Clip(Combinator):
+    """The term's value clipped to ``[low, high]`` (either bound may be left out)."""
+
+    term_fields: ClassVar[dict[str, str]] = {"term": "one"}
+    options: ClassVar[dict[str, Option]] = {
+        "low": Option(NUMBER + (type(None),), None, "lower bound (none when omitted)"),
+        "high": Option(NUMBER + (type(None),), None, "upper bound (none when omitted)"),
+    }
+
+    def __init__(self, name: str, terms: Mapping[str, Any], **settings: Any) -> None:
+        super().__init__(name, terms, **settings)
+        low, high = self.settings["low"], self.settings["high"]
+        if low is None and high is None:
+            raise ConfigError(f"combinator {name!r} (clip) needs field 'low' or 'high' (a number)")
+        if low is not None and high is not None and low > high:
+            raise ConfigError(f"combinator {name!r} (clip): low ({low}) must not exceed high ({high})")
+
+    def combine(self, row: dict[str, Row]) -> float | None:
+        (value,) = row["term"]
+        if value is None:
+            return None
+        low, high = self.settings["low"], self.settings["high"]
+        if low is not None:
+            value = max(value, low)
+        if high is not None:
+            value = min(value, high)
+        return value
+
+
+class Scale(Combinator):
+    """``factor * term + offset``."""
+
+    term_fields: ClassVar[dict[str, str]] = {"term": "one"}
+    options: ClassVar[dict[str, Option]] = {
+        "factor": Option(NUMBER, 1.0, "multiplier"),
+        "offset": Option(NUMBER, 0.0, "added after scaling"),
+    }
+
+    def combine(self, row: dict[str, Row]) -> float | None:
+        (value,) = row["term"]
+        if value is None:
+            return None
+        return self.settings["factor"] * value + self.settings["offset"]
+
+
+class Where(Reward):
+    """A reward applied only to rows whose columns match ``conditions``; None on the others.
+
+    ``conditions`` maps a column to a value or a list of accepted values, e.g. ``{"task": "math"}``.
+    The inner reward only sees the matching rows, so a mixed dataset costs each verifier only its own rows.
+    """
+
+    def __init__(self, inner: Reward, conditions: Mapping[str, Any]) -> None:
+        super().__init__(inner.name)
+        self.inner = inner
+        self.conditions = {k: list(v) if isinstance(v, (list, tuple, set)) else [v] for k, v in conditions.items()}
+
+    def score(self, batch: Batch) -> Scored:
+        for column in self.conditions:
+            if column not in batch.columns:
+                raise ConfigError(
+                    f"reward {self.name!r} filters on column {column!r} (where), but the batch has columns: "
+                    f"{', '.join(sorted(batch.columns)) or '(none)'}"
+                )
+        rows = [
+            i for i in range(len(batch))
+            if all(batch.columns[c][i] in accepted for c, accepted in self.conditions.items())
+        ]
+        inner = self.inner.score(batch.subset(rows)) if rows else Scored(values=[])
+        n = len(batch)
+
+        def scatter(values: list[Any]) -> list[Any]:
+            out: list[Any] = [None] * n
+            for i, v in zip(rows, values):
+                out[i] = v
+            return out
+
+        if not rows:
+            return Scored.leaf(self.name, [None] * n)
+        return Scored(
+            scatter(inner.values),
+            {k: scatter(v) for k, v in inner.components.items()},
+            {k: scatter(v) for k, v in inner.statuses.items()},
+            {k: scatter(v) for k, v in inner.extracted.items()},
+        )
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+BUILTIN_COMBINATORS: dict[str, type[Combinator]] = {
+    "sum": Sum,
+    "product": Product,
+    "min": Min,
+    "max": Max,
+    "gate": Gate,
+    "clip": Clip,
+    "scale": Scale,
+}

@@ -1,0 +1,142 @@
+"""Length shaping: DAPO's soft overlong penalty and cosine length scaling (correct vs wrong answers)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping, Sequence
+
+from rewardkit._errors import ConfigError
+from rewardkit.rewards.base import Reward, Scored
+from rewardkit.rewards.batch import Batch
+from rewardkit.rewards.verifier_rewards import DEFAULT_REFERENCE_KEYS, VerifierReward
+
+UNITS = ("auto", "tokens", "chars")
+
+
+class CompletionLength:
+    """Measures completions in tokens or characters.
+
+    ``unit="tokens"`` counts TRL's ``completion_ids`` when the call has them, else tokenizes with
+    ``tokenizer`` (a name or path for ``transformers.AutoTokenizer``, loaded on first use). ``"chars"``
+    counts characters of the completion text. ``"auto"`` is tokens when either source exists, else chars.
+    """
+
+    def __init__(self, reward: str, unit: str, tokenizer: str | None) -> None:
+        if unit not in UNITS:
+            raise ConfigError(f"{reward}: unit must be one of {', '.join(UNITS)}, got {unit!r}")
+        if tokenizer is not None and not isinstance(tokenizer, str):
+            raise ConfigError(f"{reward}: tokenizer must be a model name or path, got {type(tokenizer).__name__}")
+        self.reward = reward
+        self.unit = unit
+        self.tokenizer = tokenizer
+        self._tok: Any = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_tok": None}
+
+    def lengths(self, batch: Batch) -> list[int]:
+        if self.unit == "chars" or (self.unit == "auto" and batch.completion_ids is None and not self.tokenizer):
+            return [len(t) for t in batch.texts]
+        if batch.completion_ids is not None:
+            return [len(ids) for ids in batch.completion_ids]
+        if not self.tokenizer:
+            raise ConfigError(
+                f"{self.reward}: unit='tokens' needs completion_ids (TRL passes them) or a tokenizer parameter; "
+                f"set tokenizer: <model name or path> or unit: chars"
+            )
+        if self._tok is None:
+            from transformers import AutoTokenizer
+
+            self._tok = AutoTokenizer.from_pretrained(self.tokenizer)
+        return [len(ids) for ids in self._tok(batch.texts, add_special_tokens=False)["input_ids"]]
+
+
+def _number(reward: str, field: str, value: Any, minimum: float | None = None) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"{reward}: {field} must be a number, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise ConfigError(f"{reward}: {field} must be >= {minimum}, got {value!r}")
+    return float(value)
+
+
+def soft_overlong_penalty(length: float, max_length: float, cache: float) -> float:
+    """DAPO: 0 up to ``max_length - cache``, then linear down to -1 at ``max_length``, -1 beyond."""
+    start = max_length - cache
+    if length <= start:
+        return 0.0
+    if length >= max_length:
+        return -1.0
+    return (start - length) / cache
+
+
+class SoftOverlong(Reward):
+    """DAPO's soft overlong punishment (see :func:`soft_overlong_penalty`)."""
+
+    def __init__(
+        self, max_length: int = 1024, cache: int = 256, unit: str = "auto", tokenizer: str | None = None
+    ) -> None:
+        super().__init__("soft_overlong")
+        self.max_length = _number(self.name, "max_length", max_length, 1)
+        self.cache = _number(self.name, "cache", cache, 1)
+        if self.cache > self.max_length:
+            raise ConfigError(f"soft_overlong: cache ({cache}) must not exceed max_length ({max_length})")
+        self.length = CompletionLength(self.name, unit, tokenizer)
+
+    def score(self, batch: Batch) -> Scored:
+        return Scored.leaf(
+            self.name, [soft_overlong_penalty(n, self.max_length, self.cache) for n in self.length.lengths(batch)]
+        )
+
+
+def cosine_scaled(length: float, max_length: float, at_zero: float, at_max: float) -> float:
+    """A half cosine from ``at_zero`` (length 0) to ``at_max`` (length >= max_length)."""
+    progress = min(max(length / max_length, 0.0), 1.0)
+    return at_max + 0.5 * (at_zero - at_max) * (1.0 + math.cos(math.pi * progress))
+
+
+class CosineLength(Reward):
+    """Cosine length scaling (Yeo et al., 2025): short correct answers earn most, short wrong ones lose most.
+
+    Correct: from ``correct_short`` at length 0 to ``correct_long`` at ``max_length``; wrong: from
+    ``wrong_short`` to ``wrong_long``. Correctness comes from ``verifier`` against the row's reference;
+    rows without a reference get None.
+    """
+
+    def __init__(
+        self,
+        max_length: int = 1024,
+        correct_short: float = 1.0,
+        correct_long: float = 0.5,
+        wrong_short: float = -1.0,
+        wrong_long: float = -0.5,
+        verifier: str = "math",
+        verifier_params: Mapping[str, Any] | None = None,
+        reference_key: str | Sequence[str] = DEFAULT_REFERENCE_KEYS,
+        unit: str = "auto",
+        tokenizer: str | None = None,
+    ) -> None:
+        super().__init__("cosine_length")
+        self.max_length = _number(self.name, "max_length", max_length, 1)
+        self.ends = {
+            True: (_number(self.name, "correct_short", correct_short), _number(self.name, "correct_long", correct_long)),
+            False: (_number(self.name, "wrong_short", wrong_short), _number(self.name, "wrong_long", wrong_long)),
+        }
+        self.length = CompletionLength(self.name, unit, tokenizer)
+        self.judge = VerifierReward(
+            self.name, verifier, verifier_params=verifier_params, reference_key=reference_key, value="correct"
+        )
+
+    def score(self, batch: Batch) -> Scored:
+        judged = self.judge.score(batch)
+        lengths = self.length.lengths(batch)
+        values: list[float | None] = []
+        for correct, n in zip(judged.values, lengths):
+            if correct is None:
+                values.append(None)
+                continue
+            short, long_ = self.ends[correct >= 1.0]
+            values.append(cosine_scaled(n, self.max_length, short, long_))
+        return Scored.leaf(self.name, values, judged.statuses[self.name], judged.extracted[self.name])
+
+    def close(self) -> None:
+        self.judge.close()

@@ -1,0 +1,194 @@
+"""Rewards backed by a verifier: one shared verifier per (name, params), one ``verify_batch`` per call."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any, Mapping, Sequence
+
+from rewardkit._errors import ConfigError
+from rewardkit.rewards.base import Reward, Scored
+from rewardkit.rewards.batch import Batch
+from rewardkit.verifiers.base import Verifier
+from rewardkit.verifiers.verdict import Verdict
+
+DEFAULT_REFERENCE_KEYS = ("answer", "solution")
+
+_lock = threading.Lock()
+_shared: dict[str, tuple[Verifier, int]] = {}
+
+
+def _key(name: str, params: Mapping[str, Any]) -> str:
+    return json.dumps([name, params], sort_keys=True, default=repr)
+
+
+def acquire_verifier(name: str, params: Mapping[str, Any]) -> Verifier:
+    """The process-wide verifier for ``(name, params)``, created on first use; pair with release_verifier."""
+    key = _key(name, params)
+    with _lock:
+        if key in _shared:
+            verifier, count = _shared[key]
+            _shared[key] = (verifier, count + 1)
+            return verifier
+        import rewardkit as rk
+
+        verifier = rk.get_verifier(name, **params)
+        _shared[key] = (verifier, 1)
+        return verifier
+
+
+def release_verifier(name: str, params: Mapping[str, Any]) -> None:
+    """Drop one user of a shared verifier; the last one closes it (its worker processes end)."""
+    key = _key(name, params)
+    with _lock:
+        if key not in _shared:
+            return
+        verifier, count = _shared[key]
+        if count > 1:
+            _shared[key] = (verifier, count - 1)
+            return
+        del _shared[key]
+    verifier.close()
+
+
+def shared_verifier_count() -> int:
+    with _lock:
+        return len(_shared)
+
+
+def check_verifier_params(reward: str, verifier: str, params: Mapping[str, Any]) -> None:
+    """Fail now, not at the first training step, when the verifier is unknown or rejects ``params``."""
+    import rewardkit as rk
+    from rewardkit import _factories
+
+    registry = rk.plugin_host().registries.verifiers
+    if verifier not in registry:
+        raise ConfigError(f"reward {reward!r} needs verifier {verifier!r}: {registry.unknown_message(verifier)}")
+    try:
+        _factories.check_params("verifier", verifier, registry.get(verifier), dict(params))
+    except ConfigError as exc:
+        raise ConfigError(f"reward {reward!r}: {exc}") from None
+
+
+class VerifierReward(Reward):
+    """Score each completion with a registered verifier against its row's reference.
+
+    ``value`` says what a verdict is worth: ``"score"`` passes partial credit through (fraction of tests
+    passed, sub-answers), ``"correct"`` gives 1.0 or 0.0. Rows whose reference is missing (None) get None.
+    ``context_keys`` maps verifier context names to dataset columns (e.g. MCQ ``options``).
+    """
+
+    _transient = ("_verifier",)
+
+    def __init__(
+        self,
+        name: str,
+        verifier: str,
+        *,
+        verifier_params: Mapping[str, Any] | None = None,
+        reference_key: str | Sequence[str] = DEFAULT_REFERENCE_KEYS,
+        context_keys: Mapping[str, str] | None = None,
+        value: str = "score",
+    ) -> None:
+        super().__init__(name)
+        if value not in ("score", "correct"):
+            raise ConfigError(f"reward {name!r}: value must be 'score' or 'correct', got {value!r}")
+        if not isinstance(reference_key, str) and not (
+            isinstance(reference_key, Sequence) and all(isinstance(k, str) for k in reference_key)
+        ):
+            raise ConfigError(
+                f"reward {name!r}: reference_key must be a column name or a list of them, got {reference_key!r}"
+            )
+        self.verifier_params = dict(verifier_params or {})
+        check_verifier_params(name, verifier, self.verifier_params)
+        self.verifier_name = verifier
+        self.reference_key = reference_key
+        self.context_keys = dict(context_keys or {})
+        self.value = value
+        self._verifier: Verifier | None = None
+
+    @property
+    def verifier(self) -> Verifier:
+        if self._verifier is None:
+            self._verifier = acquire_verifier(self.verifier_name, self.verifier_params)
+        return self._verifier
+
+    def score(self, batch: Batch) -> Scored:
+        references = batch.column(self.reference_key, reward=self.name)
+        rows = [i for i, ref in enumerate(references) if ref is not None and ref != ""]
+        values: list[float | None] = [None] * len(batch)
+        statuses: list[str | None] = [None] * len(batch)
+        extracted: list[str | None] = [None] * len(batch)
+        if rows:
+            contexts = [self._context(batch, i) for i in rows]
+            verdicts = self.verifier.verify_batch(
+                [batch.texts[i] for i in rows], [references[i] for i in rows], contexts
+            )
+            for i, verdict in zip(rows, verdicts):
+                values[i] = self._worth(verdict)
+                statuses[i] = verdict.status
+                extracted[i] = verdict.extracted
+        return Scored.leaf(self.name, values, statuses, extracted)
+
+    def _context(self, batch: Batch, row: int) -> dict[str, Any]:
+        context = {}
+        for name, column in self.context_keys.items():
+            if column in batch.columns and batch.columns[column][row] is not None:
+                context[name] = batch.columns[column][row]
+        return context
+
+    def _worth(self, verdict: Verdict) -> float:
+        return verdict.score if self.value == "score" else float(verdict.correct)
+
+    def close(self) -> None:
+        if self._verifier is not None:
+            self._verifier = None
+            release_verifier(self.verifier_name, self.verifier_params)
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def math_accuracy(
+    *, reference_key: str | Sequence[str] = DEFAULT_REFERENCE_KEYS, **verifier_params: Any
+) -> VerifierReward:
+    """1.0 when the completion's final answer equals the reference mathematically, else 0.0."""
+    return VerifierReward(
+        "math_accuracy", "math", verifier_params=verifier_params, reference_key=reference_key
+    )
+
+
+def mcq_accuracy(
+    *,
+    reference_key: str | Sequence[str] = DEFAULT_REFERENCE_KEYS,
+    options_key: str = "options",
+    **verifier_params: Any,
+) -> VerifierReward:
+    """1.0 when the chosen option (letter or option text) is the reference's; hedges earn 0.0."""
+    return VerifierReward(
+        "mcq_accuracy", "mcq", verifier_params=verifier_params, reference_key=reference_key,
+        context_keys={"options": options_key},
+    )
+
+
+def code_pass_rate(
+    *, reference_key: str | Sequence[str] = ("tests", "answer"), sandbox: str = "local", **verifier_params: Any
+) -> VerifierReward:
+    """Fraction of the row's tests the completion's program passes (partial credit)."""
+    return VerifierReward(
+        "code_pass_rate", "code", verifier_params={"sandbox": sandbox, **verifier_params},
+        reference_key=reference_key,
+    )
+
+
+def code_all_pass(
+    *, reference_key: str | Sequence[str] = ("tests", "answer"), sandbox: str = "local", **verifier_params: Any
+) -> VerifierReward:
+    """1.0 when the program passes every test of the row, else 0.0."""
+    return VerifierReward(
+        "code_all_pass", "code", verifier_params={"sandbox": sandbox, **verifier_params},
+        reference_key=reference_key, value="correct",
+    )
