@@ -9,7 +9,12 @@ from typing import Mapping, Sequence
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource caps for one run. Times in seconds, sizes in bytes."""
+    """Resource caps for one run. Times in seconds, sizes in bytes.
+
+    ``max_output_bytes`` caps stdout and stderr each (a run that exceeds it is killed and comes back
+    with ``output_truncated``); ``max_scratch_bytes`` caps the whole private scratch dir (a tmpfs
+    size in the local backend, a tmpfs ``size=`` in a container); ``max_file_bytes`` caps one file.
+    """
 
     wall_time: float = 10.0
     cpu_time: float = 10.0
@@ -18,6 +23,7 @@ class Limits:
     max_output_bytes: int = 1 << 20
     max_file_bytes: int = 16 << 20
     max_open_files: int = 256
+    max_scratch_bytes: int = 64 << 20
 
 
 @dataclass(frozen=True)
