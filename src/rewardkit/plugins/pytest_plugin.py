@@ -13,7 +13,8 @@ Loaded automatically through the ``pytest11`` entry point once rewardkit is inst
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import pytest
 

@@ -19,8 +19,9 @@ Every regex is free of nested unbounded quantifiers, and every span is capped, s
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from rewardkit._errors import ConfigError, VerifierError
 from rewardkit.verifiers.base import Verifier, as_text
@@ -39,12 +40,12 @@ class MCQConfig:
     """Settings of :class:`MCQVerifier`.
 
     ``letters``: the option labels in order. ``max_options``: how many of them are valid when the sample
-    gives no ``options``. ``max_chars``: only the last this many characters of the answer text are read.
+    gives no ``options`` (default: the first 10, A-J, as in MMLU-Pro). ``max_chars``: only the last this many characters of the answer text are read.
     ``lowercase``: accept ``b``/``(b)`` for ``B``. ``match_option_text``: map an option's text to its letter.
     """
 
     letters: str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-    max_options: int = 10
+    max_options: int | None = None
     max_chars: int = 20_000
     lowercase: bool = True
     match_option_text: bool = True
@@ -54,13 +55,17 @@ class MCQConfig:
             raise ConfigError(f"mcq: letters must be upper-case letters like 'ABCD', got {self.letters!r}")
         if len(set(self.letters)) != len(self.letters):
             raise ConfigError(f"mcq: letters must not repeat, got {self.letters!r}")
-        if not 2 <= self.max_options <= len(self.letters):
+        if self.max_options is not None and not 2 <= self.max_options <= len(self.letters):
             raise ConfigError(
                 f"mcq: max_options must lie in [2, {len(self.letters)}] (the number of letters), "
                 f"got {self.max_options!r}"
             )
         if self.max_chars < 100:
             raise ConfigError(f"mcq: max_chars must be at least 100, got {self.max_chars!r}")
+
+    @property
+    def default_options(self) -> int:
+        return self.max_options if self.max_options is not None else min(10, len(self.letters))
 
 
 @dataclass(frozen=True)
@@ -122,7 +127,7 @@ _REVISION = re.compile(
 )
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _LINE_LEAD = re.compile(r"[#>\-\s]+")
-_TRAILING = re.compile(r"[\s.!,;:]*")
+_TRAILING_CHARS = " .!,;:"
 
 
 def answer_text(completion: Any, max_chars: int) -> str:
@@ -161,6 +166,8 @@ class ChoiceReader:
 
     def read(self, span: str, whole: bool = False) -> tuple[tuple[Choice, ...], int]:
         """The choices a span starts with and where they end; with ``whole``, only if they fill the span."""
+        if whole and len(span) > SPAN_CHARS:
+            return (), 0
         span = clean_span(span[:SPAN_CHARS])
         folded = _fold(span)
         choices: list[Choice] = []
@@ -174,7 +181,7 @@ class ChoiceReader:
             choices.append(choice)
             connector = _CONNECTOR.match(span, pos)
             item = self._item(span, folded, connector.end()) if connector else None
-        if whole and choices and _TRAILING.match(span, pos).end() != len(span):
+        if whole and choices and span[pos:].strip(_TRAILING_CHARS):
             return (), 0
         return tuple(choices), pos
 
@@ -185,7 +192,8 @@ class ChoiceReader:
         m = _ITEM_LETTER.match(span, pos)
         if m and (m.group(2) or self.lowercase):
             letter = (m.group(2) or m.group(3)).upper()
-            attached, end = self._option_at(folded, _ATTACH.match(span, m.end()).end())
+            attach = _ATTACH.match(span, m.end())
+            attached, end = self._option_at(folded, attach.end() if attach else m.end())
             if attached is None:
                 end = m.end()
             return Choice(letter, attached), end
@@ -289,7 +297,7 @@ class MCQVerifier(Verifier):
         self,
         *,
         letters: str = MCQConfig.letters,
-        max_options: int = MCQConfig.max_options,
+        max_options: int | None = MCQConfig.max_options,
         max_chars: int = MCQConfig.max_chars,
         lowercase: bool = MCQConfig.lowercase,
         match_option_text: bool = MCQConfig.match_option_text,
@@ -298,7 +306,7 @@ class MCQVerifier(Verifier):
 
     def _verify(self, completion: Any, reference: Any, **context: Any) -> Verdict:
         options = self._options(context)
-        valid = self.config.letters[: len(options)] if options else self.config.letters[: self.config.max_options]
+        valid = self.config.letters[: len(options) if options else self.config.default_options]
         reader = ChoiceReader(valid, options, self.config)
         gold = self._gold(reference, reader)
         if gold is None:

@@ -1,0 +1,205 @@
+"""The MCQ verifier's accept/reject rules, as tables of realistic model outputs."""
+
+from __future__ import annotations
+
+import pytest
+
+import rewardkit as rk
+from rewardkit.verifiers.mcq_verifier import INVALID_OPTION, OPTION_MISMATCH, MCQConfig, MCQVerifier
+
+CAPITALS = ["Paris", "London", "Berlin", "Madrid"]  # A B C D; the UK's capital is B
+PLANETS = ["Venus", "Mars", "Jupiter", "Saturn", "Mercury"]
+SUMS = ["3", "4", "5", "22"]
+
+# (name, completion, reference, options, expected correct, expected status)
+ACCEPT = [
+    ("parenthesised", "(B)", "B", CAPITALS, True, "ok"),
+    ("answer_colon", "Answer: B", "B", CAPITALS, True, "ok"),
+    ("lowercase_alone", "b", "B", CAPITALS, True, "ok"),
+    ("lowercase_in_statement", "So the answer is (b).", "B", CAPITALS, True, "ok"),
+    ("boxed", r"The capital of the UK is London, so the answer is $\boxed{B}$.", "B", CAPITALS, True, "ok"),
+    ("boxed_text", r"$\boxed{\text{B}}$", "B", CAPITALS, True, "ok"),
+    ("boxed_textbf_paren", r"Final answer: \boxed{\textbf{(B)}}", "B", CAPITALS, True, "ok"),
+    ("fbox", r"\fbox{B}", "B", CAPITALS, True, "ok"),
+    ("markdown_bold", "London is the capital of the United Kingdom.\n\n**B**", "B", CAPITALS, True, "ok"),
+    ("bold_statement", "**Answer: (B) London**", "B", CAPITALS, True, "ok"),
+    ("answer_tags", "<reasoning>London is the UK capital.</reasoning>\n<answer>B</answer>", "B", CAPITALS,
+     True, "ok"),
+    ("answer_tags_multiline", "<answer>\nB\n</answer>", "B", CAPITALS, True, "ok"),
+    ("answer_tag_truncated", "The UK capital is London.\n<answer>B", "B", CAPITALS, True, "ok"),
+    ("letter_with_text", "B) London", "B", CAPITALS, True, "ok"),
+    ("letter_dot_text", "Answer: B. London", "B", CAPITALS, True, "ok"),
+    ("option_word", "Option B", "B", CAPITALS, True, "ok"),
+    ("square_brackets", "[B]", "B", CAPITALS, True, "ok"),
+    ("markdown_heading", "### Answer\nB", "B", CAPITALS, True, "ok"),
+    ("suffix_statement", "B is the correct answer.", "B", CAPITALS, True, "ok"),
+    ("option_is_correct", "Option B is correct.", "B", CAPITALS, True, "ok"),
+    ("go_with", "Mars is called the Red Planet because of iron oxide. I'll go with B.", "B", PLANETS, True, "ok"),
+    ("minerva_format", "Final Answer: The final answer is $\\boxed{B}$. I hope it is correct.", "B", CAPITALS,
+     True, "ok"),
+    ("final_stated_wins_over_reasoning",
+     ("Let's check each option.\nA) Paris - capital of France, not the UK.\nC) Berlin - Germany.\n"
+      "D) Madrid - Spain.\nTherefore the answer is B."), "B", CAPITALS, True, "ok"),
+    ("explanation_after_answer", "The answer is B.\nA is wrong, C is wrong, D is wrong.", "B", CAPITALS, True, "ok"),
+    ("revised_with_wait", "The answer is A. Wait, actually London is the UK capital, so the answer is B.", "B",
+     CAPITALS, True, "ok"),
+    ("revised_box_draft",
+     ("I first thought \\boxed{A}. Let me double-check the geography of Europe carefully and reconsider.\n"
+      "\\boxed{B}"), "B", CAPITALS, True, "ok"),
+    ("both_discussed_then_chosen", "Both A and C are plausible, but the answer is C.", "C", CAPITALS, True, "ok"),
+    ("option_text_alone", "The answer is London", "B", CAPITALS, True, "ok"),
+    ("option_text_last_line", "The capital of the United Kingdom is\n\nLondon", "B", CAPITALS, True, "ok"),
+    ("option_text_in_tags", "<answer>Mars</answer>", "B", PLANETS, True, "ok"),
+    ("numeric_option_text", "2 + 2 = 4, so the answer is 4", "B", SUMS, True, "ok"),
+    ("pronoun_i_not_a_letter", "Answer: I think it's B", "B", CAPITALS, True, "ok"),
+    ("later_letters_are_reasons", "The answer is B, so A is wrong", "B", CAPITALS, True, "ok"),
+    ("attached_text_agrees_other_rejected", "The answer is (B) London, not (A) Paris.", "B", CAPITALS, True, "ok"),
+    ("think_block_ignored", "<think>Maybe the answer is A... no, London.</think>The answer is B", "B", CAPITALS,
+     True, "ok"),
+    ("no_options_given", "After weighing the choices, the answer is (C).", "C", None, True, "ok"),
+    ("fifth_option_valid", "Mercury is closest to the Sun. Answer: E", "E", PLANETS, True, "ok"),
+    ("reference_as_index", "Answer: B", 1, CAPITALS, True, "ok"),
+    ("reference_as_option_text", "Answer: B", "London", CAPITALS, True, "ok"),
+    ("reference_parenthesised", "Answer: B", "(B)", CAPITALS, True, "ok"),
+]
+
+REJECT = [
+    ("wrong_letter", "The answer is A.", "B", CAPITALS, False, "ok"),
+    ("wrong_option_text", "The answer is Paris", "B", CAPITALS, False, "ok"),
+    ("hedge_or", "The answer is A or C.", "A", CAPITALS, False, "hedged"),
+    ("hedge_either_or", "The answer is either A or C.", "C", CAPITALS, False, "hedged"),
+    ("hedge_lowercase_or", "the answer is a or c", "A", CAPITALS, False, "hedged"),
+    ("hedge_list", "Answer: A, B, C, D", "B", CAPITALS, False, "hedged"),
+    ("hedge_slash", "Answer: B/C", "B", CAPITALS, False, "hedged"),
+    ("hedge_run_of_letters", "Answer: ABCD", "B", CAPITALS, False, "hedged"),
+    ("hedge_boxed_run", r"\boxed{ABCD}", "B", CAPITALS, False, "hedged"),
+    ("hedge_two_boxes", r"The answer is \boxed{A} \boxed{B}", "B", CAPITALS, False, "hedged"),
+    ("hedge_box_or_box", r"\boxed{A} or \boxed{B}", "B", CAPITALS, False, "hedged"),
+    ("hedge_box_then_final_box", "The answer is \\boxed{B}.\n\nFinal: \\boxed{C}", "B", CAPITALS, False, "hedged"),
+    ("hedge_two_answer_lines", "Answer: B\nAnswer: C", "B", CAPITALS, False, "hedged"),
+    ("hedge_option_texts", "The answer is London or Paris", "B", CAPITALS, False, "hedged"),
+    ("letter_outside_options", "Answer: E", "B", CAPITALS, False, INVALID_OPTION),
+    ("letter_outside_default_letters", "Answer: K", "B", None, False, INVALID_OPTION),
+    ("attached_text_names_other_option", "Answer: B) Paris", "B", CAPITALS, False, OPTION_MISMATCH),
+    ("attached_text_names_gold_wrong_letter", "Answer: (C) London", "B", CAPITALS, False, OPTION_MISMATCH),
+    ("no_answer_at_all", "I am not sure which city it is.", "B", CAPITALS, False, "no_answer"),
+    ("empty", "", "B", CAPITALS, False, "no_answer"),
+    ("only_analysis_lines", "A) Paris - incorrect\nB) London - correct", "B", CAPITALS, False, "no_answer"),
+    ("answer_only_inside_unfinished_reasoning", "<think>the answer is B</think>", "B", CAPITALS, False,
+     "no_answer"),
+    ("reference_not_an_option", "Answer: B", "F", CAPITALS, False, "invalid_reference"),
+]
+
+
+def _check(completion, reference, options, correct, status):
+    context = {} if options is None else {"options": options}
+    verdict = MCQVerifier().verify(completion, reference, **context)
+    assert (verdict.correct, verdict.status) == (correct, status), verdict
+    assert verdict.score == (1.0 if correct else 0.0)
+    return verdict
+
+
+@pytest.mark.parametrize("name, completion, reference, options, correct, status", ACCEPT, ids=[r[0] for r in ACCEPT])
+def test_accepts(name, completion, reference, options, correct, status):
+    verdict = _check(completion, reference, options, correct, status)
+    assert verdict.extracted == verdict.details["gold"]
+
+
+@pytest.mark.parametrize("name, completion, reference, options, correct, status", REJECT, ids=[r[0] for r in REJECT])
+def test_rejects(name, completion, reference, options, correct, status):
+    _check(completion, reference, options, correct, status)
+
+
+def test_hedged_verdict_lists_every_letter():
+    verdict = MCQVerifier().verify("Answer: A, B, C, D", "B", options=CAPITALS)
+    assert verdict.extracted == "A,B,C,D"
+    assert verdict.details["letters"] == ["A", "B", "C", "D"]
+
+
+def test_mismatch_names_the_option_the_text_belongs_to():
+    verdict = MCQVerifier().verify("Answer: B) Paris", "B", options=CAPITALS)
+    assert verdict.details["attached_text_names"] == "A"
+
+
+def test_registered_as_mcq_and_accepts_chat_completions_and_extra_columns():
+    with rk.get_verifier("mcq") as verifier:
+        chat = [{"role": "user", "content": "Answer: A"}, {"role": "assistant", "content": "Answer: (B)"}]
+        verdict = verifier.verify(chat, "B", options=CAPITALS, question="Capital of the UK?", split="test")
+    assert isinstance(verifier, MCQVerifier)
+    assert verdict.correct and verdict.extracted == "B"
+
+
+def test_choices_alias_and_mapping_options():
+    verifier = MCQVerifier()
+    assert verifier.verify("The answer is London", "B", choices=CAPITALS).correct
+    assert verifier.verify("The answer is London", "B", options={"A": "Paris", "B": "London"}).correct
+
+
+def test_batch_matches_single_verdicts():
+    rows = ACCEPT + REJECT
+    verifier = MCQVerifier()
+    contexts = [None if r[3] is None else {"options": r[3]} for r in rows]
+    batch = verifier.verify_batch([r[1] for r in rows], [r[2] for r in rows], contexts)
+    assert batch == [verifier.verify(r[1], r[2], **(c or {})) for r, c in zip(rows, contexts)]
+
+
+def test_constructor_params_change_behaviour():
+    assert MCQVerifier(lowercase=False).verify("b", "B", options=CAPITALS).status == "no_answer"
+    no_text = MCQVerifier(match_option_text=False)
+    assert no_text.verify("The answer is London", "B", options=CAPITALS).status == "no_answer"
+    assert MCQVerifier(max_options=4).verify("Answer: E", "B").status == INVALID_OPTION
+    assert MCQVerifier(letters="PQRS").verify("Answer: Q", "Q").correct
+
+
+def test_only_the_capped_tail_is_read():
+    verifier = MCQVerifier(max_chars=200)
+    completion = "Answer: B\n" + "Reflecting on the map of Europe. " * 20
+    assert verifier.verify(completion, "B", options=CAPITALS).status == "no_answer"
+    assert MCQVerifier().verify(completion, "B", options=CAPITALS).correct
+
+
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("letters", "abc", "upper-case"),
+        ("letters", "AAB", "must not repeat"),
+        ("max_options", 1, "max_options"),
+        ("max_chars", 5, "max_chars"),
+    ],
+)
+def test_bad_config_names_the_field(field, value, message):
+    with pytest.raises(rk.ConfigError, match=message):
+        MCQVerifier(**{field: value})
+    with pytest.raises(rk.ConfigError, match=field):
+        MCQConfig(**{field: value})
+
+
+def test_bad_options_are_a_usage_error():
+    with pytest.raises(rk.VerifierError, match="options must be a list"):
+        MCQVerifier().verify("Answer: B", "B", options="Paris, London")
+    with pytest.raises(rk.VerifierError, match="27 options"):
+        MCQVerifier().verify("Answer: B", "B", options=[str(i) for i in range(27)])
+
+
+ADVERSARIAL = {  # name: (completion, expected status); each is at least 200 KB
+    "answer_is_repeated": ("the answer is " * 15_000, "no_answer"),
+    "open_boxes": ("\\boxed{" * 30_000, "no_answer"),
+    "open_answer_tags": ("<answer>" * 25_000, "no_answer"),
+    "letters_and_connectors": ("A or " * 40_000, "no_answer"),
+    "open_parens": ("(" * 200_000, "no_answer"),
+    "one_long_word": ("A" * 200_000, "no_answer"),
+    "pronoun_runs": ("I think " * 25_000, "no_answer"),
+    "many_closed_boxes": ("\\boxed{A} " * 20_000, "ok"),
+    "long_list_line": ("Answer: " + "A, " * 70_000, "no_answer"),
+    "nested_braces": ("\\boxed{\\text{" + "{" * 100_000 + "B" + "}" * 100_000, "no_answer"),
+}
+
+
+@pytest.mark.timeout(20)  # a catastrophic backtrack takes minutes on these inputs; linear work, milliseconds
+@pytest.mark.parametrize("name", sorted(ADVERSARIAL))
+def test_adversarial_200kb_completion_finishes(name):
+    completion, status = ADVERSARIAL[name]
+    assert len(completion) >= 200_000
+    verdict = MCQVerifier().verify(completion, "A", options=CAPITALS)
+    assert verdict.status == status
+    assert verdict.correct == (status == "ok")
