@@ -26,6 +26,9 @@ install-dev: $(VENV)/.dev-installed
 
 demo: $(VENV)/.core-installed
 	$(BIN)/rewardkit verify math --reference '\frac12' 'The answer is \boxed{0.5}'
+	$(BIN)/rewardkit score --reward examples/math_spec.yaml --input examples/math.jsonl --output examples/out/math_scored.jsonl
+	$(BIN)/rewardkit score --reward examples/mcq_spec.yaml --input examples/mcq.jsonl --output examples/out/mcq_scored.jsonl
+	$(BIN)/rewardkit score --reward examples/mixed_spec.yaml --input examples/mixed.jsonl --output examples/out/mixed_scored.jsonl --workers 2
 
 test: $(VENV)/.dev-installed
 	$(BIN)/python -m pytest
