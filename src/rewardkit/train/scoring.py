@@ -1,0 +1,96 @@
+"""Call TRL-style reward functions on a batch of completions and collect their components and metrics."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import torch
+
+from rewardkit._errors import ConfigError
+
+RewardFn = Callable[..., list[float | None]]
+
+
+@dataclass
+class RewardTerm:
+    label: str
+    fn: RewardFn
+    weight: float = 1.0
+    accepts: frozenset[str] | None = None  # keyword names it takes; None: it takes **kwargs
+
+    @classmethod
+    def of(cls, label: str, fn: RewardFn, weight: float = 1.0) -> RewardTerm:
+        try:
+            params = inspect.signature(fn).parameters.values()
+        except (TypeError, ValueError):
+            return cls(label, fn, weight)
+        if any(p.kind is p.VAR_KEYWORD for p in params):
+            return cls(label, fn, weight)
+        return cls(label, fn, weight, frozenset(p.name for p in params))
+
+
+def resolve_rewards(entries: list[Any]) -> list[RewardTerm]:
+    """RewardTerms from config entries: registered names via ``rk.get_reward``, or ``module:attr`` imports."""
+    import rewardkit as rk
+
+    terms = []
+    for i, entry in enumerate(entries):
+        if entry.name is not None:
+            fn = rk.get_reward(entry.name, **entry.params)
+            default_label = entry.name
+        else:
+            module_name, _, attr = entry.function.partition(":")
+            if not attr:
+                raise ConfigError(f"rewards[{i}].function: expected 'module:attribute', got {entry.function!r}")
+            try:
+                fn = getattr(importlib.import_module(module_name), attr)
+            except (ImportError, AttributeError) as exc:
+                raise ConfigError(f"rewards[{i}].function: cannot import {entry.function!r}: {exc}") from None
+            if entry.params:
+                fn = fn(**entry.params)
+            default_label = attr
+        terms.append(RewardTerm.of(entry.label or default_label, fn, entry.weight))
+    labels = [t.label for t in terms]
+    duplicates = sorted({x for x in labels if labels.count(x) > 1})
+    if duplicates:
+        raise ConfigError(f"rewards: duplicate labels {duplicates}; give each entry a distinct 'label'")
+    return terms
+
+
+@dataclass
+class Scores:
+    total: torch.Tensor  # (N,) weighted sum of the components, a component's None counting as 0
+    components: dict[str, torch.Tensor]  # label -> (N,), NaN where the reward returned None
+    metrics: dict[str, float] = field(default_factory=dict)  # what rewards reported through log_metric
+
+
+def score_completions(terms: list[RewardTerm], prompts: list[Any], completions: list[Any],
+                      rows: list[dict[str, Any]], extra: dict[str, Any] | None = None) -> Scores:
+    """Call every reward as TRL does: ``fn(prompts=, completions=, **dataset columns, **extra)``."""
+    columns = {k: [row.get(k) for row in rows] for k in rows[0] if k != "prompt"}
+    reported: dict[str, list[float]] = defaultdict(list)
+
+    def log_metric(name: str, value: Any) -> None:
+        values = value if isinstance(value, (list, tuple)) else [value]
+        reported[name].extend(float(v) for v in values if v is not None)
+
+    components: dict[str, torch.Tensor] = {}
+    total = torch.zeros(len(completions), dtype=torch.float64)
+    for term in terms:
+        kwargs = {"prompts": prompts, "completions": completions, **columns, **(extra or {}),
+                  "log_metric": log_metric}
+        if term.accepts is not None:
+            kwargs = {k: v for k, v in kwargs.items() if k in term.accepts}
+        values = term.fn(**kwargs)
+        if len(values) != len(completions):
+            raise ConfigError(f"reward {term.label!r} returned {len(values)} values for {len(completions)} completions")
+        tensor = torch.tensor([math.nan if v is None else float(v) for v in values], dtype=torch.float64)
+        components[term.label] = tensor
+        total += term.weight * torch.nan_to_num(tensor, nan=0.0)
+    metrics = {name: sum(v) / len(v) for name, v in reported.items() if v}
+    return Scores(total.float(), {k: v.float() for k, v in components.items()}, metrics)
