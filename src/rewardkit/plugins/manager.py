@@ -13,7 +13,13 @@ import pluggy
 
 from rewardkit._errors import PluginError
 from rewardkit.plugins import hookspecs
-from rewardkit.plugins.naming import ALLOW_ENV, BLOCK_ENV, ENTRY_POINT_GROUP, PROJECT_NAME
+from rewardkit.plugins.naming import (
+    ALLOW_ENV,
+    BLOCK_ENV,
+    ENTRY_POINT_GROUP,
+    LOAD_ENTRY_POINTS_ENV,
+    PROJECT_NAME,
+)
 from rewardkit.plugins.registry import Registries
 
 BUILTIN_PLUGINS = (
@@ -21,6 +27,7 @@ BUILTIN_PLUGINS = (
     "rewardkit.plugins.builtin_rewards",
     "rewardkit.plugins.builtin_shapers",
     "rewardkit.plugins.builtin_sandboxes",
+    "rewardkit.plugins.builtin_training",
 )
 
 
@@ -67,10 +74,13 @@ def build_plugin_manager(
         for ep in entry_points(group=ENTRY_POINT_GROUP):
             if ep.name in blocked_set or (allowed_set is not None and ep.name not in allowed_set):
                 continue
-            if pm.get_plugin(ep.name) is not None:
-                continue
             dist = getattr(ep, "dist", None)
             dist_name = dist.metadata["Name"] if dist is not None else None
+            if ep.name in infos:
+                raise PluginError(
+                    f"two plugins are named {ep.name!r}: one from distribution {infos[ep.name].distribution!r} "
+                    f"and one from {dist_name!r} ({ep.value}); uninstall one of them"
+                )
             try:
                 plugin = ep.load()
             except Exception as exc:
@@ -180,12 +190,15 @@ class PluginHost:
             return plugin_name
 
     def unregister(self, plugin: Any = None, name: str | None = None) -> None:
+        """Remove a plugin added with :meth:`register` (by object or by name); unknown ones are ignored."""
         with self._lock:
-            removed = self.pm.unregister(plugin=plugin, name=name)
-            if removed is not None:
-                self._infos.pop(self.pm.get_name(removed) or name or "", None)
-            if name:
-                self._infos.pop(name, None)
+            if name is None and plugin is not None:
+                name = self.pm.get_name(plugin)
+            if name is None:
+                return
+            self.pm.unregister(name=name)
+            self._infos.pop(name, None)
+            self._added.pop(name, None)
             self._registries = None
 
     def describe(self) -> list[dict[str, Any]]:
@@ -217,5 +230,6 @@ def default_host() -> PluginHost:
     global _default_host
     with _default_lock:
         if _default_host is None:
-            _default_host = PluginHost()
+            load = os.environ.get(LOAD_ENTRY_POINTS_ENV, "1").strip().lower() not in ("0", "false", "no")
+            _default_host = PluginHost(load_entry_points=load)
         return _default_host
