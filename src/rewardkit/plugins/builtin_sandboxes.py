@@ -8,4 +8,6 @@ from rewardkit.plugins.hookspecs import Register
 
 @hookimpl
 def register_sandboxes(register: Register) -> None:
-    pass
+    from rewardkit.sandbox.docker_sandbox import DockerSandbox
+
+    register("docker", DockerSandbox)

@@ -1,0 +1,389 @@
+"""The in-container supervisor of one sandboxed run (stdlib only; its source is sent with ``python3 -c``).
+
+It runs as root inside the container, whose capability set is only SETUID, SETGID and KILL, so it can drop
+to the unprivileged sandbox user, and kill and wipe whatever that user left. Protocol: one long-lived
+supervisor per container reads requests from stdin and answers on stdout, each message an 8-byte big-endian
+length followed by JSON.
+
+Per run: the program is forked as the sandbox user in its own session, in a fresh scratch directory, with
+rlimits (CPU, address space, file size, open files, no core dumps) and a raised OOM score. The supervisor
+reads stdout/stderr up to the output cap, enforces the wall clock, then kills every process in the
+container but PID 1 and itself (daemons included), collects the requested files and wipes every place the
+user can write (/tmp, /dev/shm, /dev/mqueue, SysV IPC). A wipe that does not leave those places empty is
+reported, and the host then replaces the container.
+"""
+
+import base64
+import json
+import os
+import resource
+import select
+import signal
+import stat
+import struct
+import time
+
+WRITABLE_DIRS = ("/tmp", "/dev/shm", "/dev/mqueue")
+OOM_CONTROL = "/sys/fs/cgroup/memory/memory.oom_control"
+OOM_EVENTS_V2 = "/sys/fs/cgroup/memory.events"
+
+
+def read_exact(fd, n):
+    chunks = []
+    while n > 0:
+        chunk = os.read(fd, min(n, 1 << 20))
+        if not chunk:
+            raise EOFError("request truncated")
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+def oom_kills():
+    for path, key in ((OOM_CONTROL, "oom_kill"), (OOM_EVENTS_V2, "oom_kill")):
+        try:
+            with open(path) as fh:
+                for line in fh:
+                    name, _, value = line.partition(" ")
+                    if name == key:
+                        return int(value)
+        except OSError:
+            continue
+    return 0
+
+
+def other_pids():
+    me = os.getpid()
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            pid = int(entry)
+            if pid not in (1, me) and not is_zombie(pid):
+                pids.append(pid)
+    return pids
+
+
+def is_zombie(pid):
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] == b"Z"
+    except (OSError, IndexError):
+        return True  # gone already
+
+
+def reap():
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def kill_everything(deadline_s=5.0):
+    """SIGKILL every process but PID 1 and this one until none is left (orphans are reaped by PID 1)."""
+    end = time.monotonic() + deadline_s
+    while True:
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        reap()
+        left = other_pids()
+        if not left:
+            return True
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.002)
+
+
+def drop_privileges(uid, gid):
+    os.setgroups([])
+    os.setgid(gid)
+    os.setuid(uid)
+
+
+def set_limits(limits):
+    cpu = max(1, int(limits["cpu_time"] + 0.999))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    resource.setrlimit(resource.RLIMIT_AS, (limits["memory_bytes"], limits["memory_bytes"]))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limits["max_file_bytes"], limits["max_file_bytes"]))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limits["max_open_files"], limits["max_open_files"]))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def write_files(scratch, files):
+    """As root: the run's files are read-only and root-owned in a sticky dir, so the program can add files
+    next to them but cannot edit, replace or delete them."""
+    os.mkdir(scratch)
+    os.chmod(scratch, 0o1777)
+    for rel, b64 in files.items():
+        path = os.path.normpath(os.path.join(scratch, rel))
+        if not path.startswith(scratch + "/"):
+            raise ValueError(f"file path escapes the scratch dir: {rel!r}")
+        parent = os.path.dirname(path)
+        missing = []
+        while parent != scratch and not os.path.isdir(parent):
+            missing.append(parent)
+            parent = os.path.dirname(parent)
+        for directory in reversed(missing):
+            os.mkdir(directory)
+            os.chmod(directory, 0o1777)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o444)
+        try:
+            view = memoryview(base64.b64decode(b64))
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        os.chmod(path, 0o444)
+
+
+def start_program(req, stdin_fd, out_w, err_w):
+    pid = os.fork()
+    if pid:
+        return pid
+    try:
+        os.setsid()
+        with open("/proc/self/oom_score_adj", "w") as fh:
+            fh.write("1000")
+        drop_privileges(req["uid"], req["gid"])
+        os.umask(0o022)
+        os.chdir(req["scratch"])
+        set_limits(req["limits"])
+        os.dup2(stdin_fd, 0)
+        os.dup2(out_w, 1)
+        os.dup2(err_w, 2)
+        os.closerange(3, 1 << 16)
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        env = dict(req["env"], HOME=req["scratch"])
+        os.execvpe(req["command"][0], req["command"], env)
+    except BaseException as exc:  # noqa: BLE001 - report and leave the child, never return into the parent code
+        try:
+            os.write(2, f"sandbox: cannot start {req['command'][0]!r}: {exc}\n".encode())
+        finally:
+            os._exit(127)
+    os._exit(127)
+
+
+def stdin_fd_for(data):
+    fd = os.memfd_create("stdin", 0)
+    os.write(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def pump(pid, out_r, err_r, limits, started):
+    """Read both streams until the program exits (or a limit hits); return (status, out, err, why)."""
+    cap = limits["max_output_bytes"]
+    deadline = started + limits["wall_time"]
+    bufs = {out_r: bytearray(), err_r: bytearray()}
+    open_fds = [out_r, err_r]
+    status = None
+    why = None
+    exited_at = None
+    while open_fds:
+        now = time.monotonic()
+        if why is None and now >= deadline:
+            why = "timeout"
+        if why is not None:
+            break
+        if status is None:
+            got, st = os.waitpid(pid, os.WNOHANG)
+            if got:
+                status, exited_at = st, now
+        if exited_at is not None and now - exited_at > 0.05:
+            break  # the program is gone; something it left behind holds the pipes open
+        wait = min(deadline - now, 0.05) if status is None else 0.01
+        ready, _, _ = select.select(open_fds, [], [], max(wait, 0))
+        for fd in ready:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                open_fds.remove(fd)
+                continue
+            buf = bufs[fd]
+            room = cap - len(buf)
+            buf += chunk[:max(room, 0)]
+            if len(chunk) > room:
+                why = "output"
+    return status, bufs[out_r], bufs[err_r], why
+
+
+def drain(out_r, out, err_r, err, cap):
+    """Read what is left in the pipes once every writer is dead; "output" if that passes the cap."""
+    why = None
+    for fd, buf in ((out_r, out), (err_r, err)):
+        os.set_blocking(fd, False)
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                break
+            if not chunk:
+                break
+            room = cap - len(buf)
+            buf += chunk[:max(room, 0)]
+            if len(chunk) > room:
+                why = "output"
+                break
+    return why
+
+
+def collect_and_wipe(req, result_w):
+    """As the sandbox user: send the collected files, then empty every writable place."""
+    pid = os.fork()
+    if pid:
+        return pid
+    code = 0
+    try:
+        drop_privileges(req["uid"], req["gid"])
+        files = {}
+        for rel in req["collect"]:
+            path = os.path.join(req["scratch"], rel)
+            try:
+                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            except OSError:
+                continue
+            with os.fdopen(fd, "rb") as fh:
+                if stat.S_ISREG(os.fstat(fd).st_mode):
+                    files[rel] = base64.b64encode(fh.read(req["limits"]["max_output_bytes"])).decode()
+        data = json.dumps(files).encode()
+        view = memoryview(data)
+        while view:
+            view = view[os.write(result_w, view):]
+        os.close(result_w)
+        for top in WRITABLE_DIRS:
+            wipe(top)
+        if any_sysv_ipc():
+            os.system("ipcrm --all >/dev/null 2>&1")
+    except BaseException:  # noqa: BLE001
+        code = 1
+    os._exit(code)
+
+
+def any_sysv_ipc():
+    for kind in ("shm", "sem", "msg"):
+        try:
+            with open("/proc/sysvipc/" + kind) as fh:
+                if len(fh.read().splitlines()) > 1:
+                    return True
+        except OSError:
+            return True
+    return False
+
+
+def wipe(top):
+    try:
+        entries = os.listdir(top)
+    except OSError:
+        return
+    for name in entries:
+        remove_tree(os.path.join(top, name))
+
+
+def remove_tree(path):
+    try:
+        if os.path.isdir(path) and not os.path.islink(path):
+            try:
+                os.chmod(path, 0o700)
+            except OSError:
+                pass
+            for name in os.listdir(path):
+                remove_tree(os.path.join(path, name))
+            os.rmdir(path)
+        else:
+            os.unlink(path)
+    except OSError:
+        pass
+
+
+def leftovers():
+    left = []
+    for top in WRITABLE_DIRS:
+        try:
+            left += [os.path.join(top, n) for n in os.listdir(top)]
+        except OSError:
+            pass
+    if any_sysv_ipc():
+        left.append("sysv-ipc")
+    return left
+
+
+def run(req):
+    clean_before = kill_everything() and not leftovers()
+    stdin_fd = stdin_fd_for(base64.b64decode(req.get("stdin") or ""))
+    write_files(req["scratch"], req["files"])
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    ooms = oom_kills()
+    started = time.monotonic()
+    pid = start_program(req, stdin_fd, out_w, err_w)
+    for fd in (stdin_fd, out_w, err_w):
+        os.close(fd)
+    status, out, err, why = pump(pid, out_r, err_r, req["limits"], started)
+    duration = time.monotonic() - started
+    if status is None:
+        os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+    killed_all = kill_everything()
+    if why != "output":
+        why = drain(out_r, out, err_r, err, req["limits"]["max_output_bytes"]) or why
+    os.close(out_r)
+    os.close(err_r)
+    result_r, result_w = os.pipe()
+    helper = collect_and_wipe(req, result_w)
+    os.close(result_w)
+    raw = bytearray()
+    while True:
+        chunk = os.read(result_r, 1 << 20)
+        if not chunk:
+            break
+        raw += chunk
+    os.close(result_r)
+    os.waitpid(helper, 0)
+    try:
+        files = json.loads(raw or b"{}")
+    except ValueError:
+        files = {}
+    kill_everything()
+    for top in WRITABLE_DIRS:
+        wipe(top)  # as root: what the helper could not remove is the run's own root-owned files and dirs
+    left = leftovers()
+    exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+    sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+    return {
+        "exit_code": exit_code,
+        "signal": sig,
+        "stdout": base64.b64encode(bytes(out)).decode(),
+        "stderr": base64.b64encode(bytes(err)).decode(),
+        "duration": duration,
+        "timed_out": why == "timeout",
+        "output_truncated": why == "output",
+        "oom_killed": oom_kills() > ooms,
+        "files": files,
+        "clean": bool(clean_before and killed_all and not left),
+        "leftovers": left[:20],
+    }
+
+
+def main():
+    """Serve requests until stdin closes: one long-lived supervisor per container saves a docker exec per run."""
+    while True:
+        try:
+            header = read_exact(0, 8)
+        except EOFError:
+            return
+        req = json.loads(read_exact(0, struct.unpack(">Q", header)[0]))
+        try:
+            result = run(req)
+        except Exception as exc:  # noqa: BLE001 - answer, and let the host replace this container
+            result = {"supervisor_error": f"{type(exc).__name__}: {exc}"}
+        data = json.dumps(result).encode()
+        view = memoryview(struct.pack(">Q", len(data)) + data)
+        while view:
+            view = view[os.write(1, view):]
+
+
+if __name__ == "__main__":
+    main()
