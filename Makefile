@@ -6,7 +6,7 @@ PIP := $(BIN)/python -m pip
 # The CPU build of torch that lies on the build machines' disk; a looser pin pulls a multi-GB CUDA build.
 TORCH_PIN := torch==2.13.0
 
-.PHONY: demo test install install-dev lint clean
+.PHONY: demo test install install-dev lint clean sandbox-image
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,10 @@ demo: $(VENV)/.core-installed
 
 test: $(VENV)/.dev-installed
 	$(BIN)/python -m pytest
+
+# The Docker sandbox image (rewardkit-sandbox:latest); a no-op when it exists. Needs a running engine.
+sandbox-image: $(VENV)/.core-installed
+	$(BIN)/rewardkit sandbox-image
 
 lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check src tests
