@@ -1,0 +1,124 @@
+"""Helpers for the plugin tests: build and pip-install tiny plugin distributions, run fresh interpreters."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from rewardkit.plugins.naming import ALLOW_ENV, BLOCK_ENV, LOAD_ENTRY_POINTS_ENV
+
+PLUGIN_ENV_VARS = (ALLOW_ENV, BLOCK_ENV, LOAD_ENTRY_POINTS_ENV)
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def require(condition: bool, reason: str) -> None:
+    """Skip when ``condition`` is false, unless CI=true, where a missing part is a failure (as tests/conftest.py)."""
+    if not condition:
+        if IN_CI:
+            pytest.fail(f"required in CI but missing: {reason}")
+        pytest.skip(reason)
+
+DEMO_PLUGIN = '''\
+"""A third-party rewardkit plugin, as someone would publish it."""
+import rewardkit as rk
+from rewardkit.verifiers.verdict import Verdict
+
+
+class ExactVerifier(rk.Verifier):
+    name = "exact"
+
+    def __init__(self, *, case_sensitive: bool = False) -> None:
+        self.case_sensitive = case_sensitive
+
+    def _verify(self, completion, reference, **context):
+        got, want = str(completion).strip(), str(reference).strip()
+        if not self.case_sensitive:
+            got, want = got.lower(), want.lower()
+        return Verdict(float(got == want), got == want, "ok", got)
+
+
+def shortness(prompts, completions, **kwargs):
+    return [1.0 / (1 + len(c)) for c in completions]
+
+
+@rk.hookimpl
+def register_verifiers(register):
+    register("exact", ExactVerifier)
+
+
+@rk.hookimpl
+def register_rewards(register):
+    register("shortness", shortness)
+'''
+
+BROKEN_PLUGIN = '''\
+import rewardkit as rk
+
+
+@rk.hookimpl
+def register_verifier(register):  # misspelled: the hook is register_verifiers
+    register("never", object)
+'''
+
+
+def _pyproject(dist: str, version: str, entry_name: str, module: str) -> str:
+    return textwrap.dedent(
+        f"""\
+        [build-system]
+        requires = ["setuptools>=64"]
+        build-backend = "setuptools.build_meta"
+
+        [project]
+        name = "{dist}"
+        version = "{version}"
+        dependencies = ["rewardkit"]
+
+        [project.entry-points.rewardkit]
+        {entry_name} = "{module}"
+
+        [tool.setuptools]
+        py-modules = ["{module}"]
+        """
+    )
+
+
+def pip_install_plugin(src: Path, target: Path, dist: str, version: str, entry_name: str, module: str,
+                       code: str) -> None:
+    """Write a one-module distribution and ``pip install --target`` it, offline and without its deps."""
+    src.mkdir(parents=True)
+    (src / "pyproject.toml").write_text(_pyproject(dist, version, entry_name, module))
+    (src / f"{module}.py").write_text(code)
+    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
+           "--disable-pip-version-check", "--target", str(target), str(src)]
+    done = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"pip install failed:\n{done.stdout}\n{done.stderr}"
+
+
+def run_python(code: str, *paths: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``code`` in a fresh interpreter whose PYTHONPATH holds ``paths`` and no plugin env vars."""
+    return subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True,
+                          timeout=120, env=plugin_env(*paths, **(env or {})))
+
+
+def plugin_env(*paths: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in PLUGIN_ENV_VARS and k != "PYTHONPATH"}
+    if paths:
+        env["PYTHONPATH"] = os.pathsep.join(str(p) for p in paths)
+    env.update(extra)
+    return env
+
+
+def plugins_json(*paths: Path, **extra: str) -> list[dict]:
+    """What ``rewardkit plugins --json`` prints, run as the installed console script."""
+    script = Path(sys.executable).parent / "rewardkit"
+    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "rewardkit.cli"]
+    done = subprocess.run([*cmd, "plugins", "--json"], check=False, capture_output=True, text=True,
+                          timeout=120, env=plugin_env(*paths, **extra))
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
