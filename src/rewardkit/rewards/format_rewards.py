@@ -17,8 +17,9 @@ class TagFormat(Reward):
 
     Strict (default): 1.0 when every tag appears exactly once, in order, non-empty, with nothing but
     whitespace before the first block and after the last; else 0.0. Partial: each well-formed tag (one
-    opening and one closing tag, in that order, non-blank content) earns ``1/len(tags)``; a tag earns
-    nothing when non-blank text follows its closing tag outside any block at the end. ``prefix`` is
+    opening and one closing tag, in that order, non-blank content, after the previous credited tag) earns
+    ``1/len(tags)``; a tag earns nothing when non-blank text follows its closing tag and no later tag
+    opens after it (no credit for text after the final closing tag). ``prefix`` is
     prepended before checking, for chat templates that end the prompt with an opening ``<think>``.
     """
 
@@ -52,17 +53,18 @@ class TagFormat(Reward):
         return 1.0
 
     def partial_score(self, text: str) -> float:
-        earned = 0
-        for tag in self.tags:
+        earned, last_end = 0, 0
+        for i, tag in enumerate(self.tags):
             if not self._counts_once(text, tag):
                 continue
             start, end = text.find(f"<{tag}>"), text.find(f"</{tag}>")
-            if end < start or not text[start + len(tag) + 2 : end].strip():
+            if end < start or start < last_end or not text[start + len(tag) + 2 : end].strip():
                 continue
-            after = text[end + len(tag) + 3 :]
-            if after.strip() and not any(f"<{t}>" in after for t in self.tags):
+            close_end = end + len(tag) + 3
+            after = text[close_end:]
+            if after.strip() and not any(f"<{t}>" in after for t in self.tags[i + 1 :]):
                 continue
-            earned += 1
+            earned, last_end = earned + 1, close_end
         return earned / len(self.tags)
 
 

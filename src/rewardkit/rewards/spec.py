@@ -37,7 +37,7 @@ def _accepted(func: Callable[..., Any], exclude: tuple[str, ...] = ()) -> str:
         n for n, p in sig.parameters.items()
         if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and n not in exclude
     ]
-    if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+    if not exclude and any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
         names.append("(verifier parameters)" if getattr(func, "__rewardkit_factory__", False) else "**kwargs")
     return ", ".join(names) or "(none)"
 
@@ -78,11 +78,17 @@ def _bind(func: Callable[..., Any], params: dict[str, Any], name: str, at: str, 
     except (TypeError, ValueError):
         return
     bad = [k for k in params if k in exclude]
+    named = {n for n, p in sig.parameters.items() if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
     try:
         if bad:
             raise TypeError(f"{', '.join(bad)} cannot be bound (TRL passes them)")
-        sig.bind_partial(**params)
-        if not exclude:
+        if exclude:
+            # A TRL reward's **kwargs receives dataset columns, so only named parameters can be bound.
+            unnamed = [k for k in params if k not in named]
+            if unnamed:
+                raise TypeError(f"unexpected parameter(s) {', '.join(unnamed)}")
+            sig.bind_partial(**params)
+        else:
             sig.bind(**params)
     except TypeError as exc:
         raise ConfigError(

@@ -1,0 +1,15 @@
+"""Fixtures for the reward tests: the test plugin (small rewards, a counting verifier)."""
+
+from __future__ import annotations
+
+import pytest
+
+from reward_helpers import CountingVerifier, RewardTestPlugin
+
+
+@pytest.fixture
+def test_plugin(rewardkit_register):
+    CountingVerifier.reset()
+    rewardkit_register(RewardTestPlugin(), name="rewardkit-test-rewards")
+    yield
+    CountingVerifier.reset()
