@@ -8,8 +8,10 @@ from rewardkit.plugins.hookspecs import Register
 
 @hookimpl
 def register_verifiers(register: Register) -> None:
+    from rewardkit.verifiers.code_verifier import CodeVerifier
     from rewardkit.verifiers.math_verifier import MathVerifier
     from rewardkit.verifiers.mcq_verifier import MCQVerifier
 
+    register("code", CodeVerifier)
     register("math", MathVerifier)
     register("mcq", MCQVerifier)

@@ -1,0 +1,209 @@
+"""Build the command line that puts one run of the ``local`` sandbox inside its isolation.
+
+Three isolation levels, strongest first:
+
+``bwrap``    bubblewrap: new PID, network, IPC and UTS namespaces; a root filesystem that holds only
+             read-only binds of the system dirs (``/usr``, ``/lib*``, the Python prefix) and a size-capped
+             tmpfs scratch dir; ``--as-pid-1`` so that the whole namespace dies with the command.
+``unshare``  util-linux ``unshare``: new PID, network, IPC, UTS and mount namespaces, ``/proc``
+             remounted; the system is seen as it is (read-only only through file permissions, since
+             the run has a uid of its own that owns nothing); the scratch dir is a host temp dir.
+``rlimits``  no namespaces at all: rlimits, a fresh session, a clean environment and a temp dir.
+             Only on explicit opt-in, with a loud warning.
+
+Inside ``bwrap`` and ``unshare`` the command runs under ``prlimit`` (CPU, address space, processes,
+file size, open files, no core dumps) and, when we are root, ``setpriv`` to a uid of its own with
+no capabilities and ``no_new_privs``, so that RLIMIT_NPROC counts only this run's processes.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from rewardkit._errors import SandboxError
+from rewardkit.sandbox.base import Limits
+
+ISOLATIONS = ("auto", "bwrap", "unshare", "rlimits")
+SCRATCH = "/sandbox"
+_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+_ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime", "/etc/alternatives")
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How one run starts: the argv, the fds it needs passed, and where its scratch dir lies."""
+
+    argv: list[str]
+    pass_fds: tuple[int, ...] = ()
+    host_scratch: str | None = None  # a host dir (unshare, rlimits, or bwrap with ``collect``)
+    cwd: str | None = None
+    scratch: str = SCRATCH  # the scratch dir as the program sees it
+    rlimits: Limits | None = None  # set by the caller in the child (rlimits isolation only)
+
+
+def detect_isolation(requested: str) -> str:
+    """The isolation to use for ``requested``; raises SandboxError naming what is missing."""
+    if requested not in ISOLATIONS:
+        raise SandboxError(
+            f"local sandbox: isolation must be one of {', '.join(ISOLATIONS)}, got {requested!r}"
+        )
+    if requested == "rlimits":
+        return "rlimits"
+    missing_common = [tool for tool in ("prlimit",) if shutil.which(tool) is None]
+    if os.geteuid() == 0 and shutil.which("setpriv") is None:
+        missing_common.append("setpriv")
+    has_bwrap = shutil.which("bwrap") is not None
+    has_unshare = shutil.which("unshare") is not None and os.geteuid() == 0
+    if requested == "bwrap" and not has_bwrap:
+        raise SandboxError("local sandbox: isolation='bwrap' but bubblewrap is not installed (apt install bubblewrap)")
+    if requested == "unshare" and not has_unshare:
+        raise SandboxError("local sandbox: isolation='unshare' needs util-linux unshare and root")
+    if missing_common:
+        raise SandboxError(
+            f"local sandbox: missing {', '.join(missing_common)} (util-linux), needed to apply limits"
+        )
+    if requested in ("bwrap", "unshare"):
+        return requested
+    if has_bwrap:
+        return "bwrap"
+    if has_unshare:
+        return "unshare"
+    raise SandboxError(
+        "local sandbox: no isolation tool found: install bubblewrap (apt install bubblewrap), or run as root "
+        "with util-linux unshare, or opt in to rlimits-only runs with isolation='rlimits' (no namespaces: "
+        "the program can see the network, your files and your processes)"
+    )
+
+
+def python_prefixes() -> list[str]:
+    """Install prefixes of the running Python that lie outside the system dirs (e.g. pyenv, conda)."""
+    prefixes = []
+    for prefix in {os.path.realpath(sys.base_prefix), os.path.realpath(sys.base_exec_prefix)}:
+        if not any(prefix == d or prefix.startswith(d + "/") for d in _SYSTEM_DIRS):
+            prefixes.append(prefix)
+    return sorted(prefixes)
+
+
+def sandbox_path() -> str:
+    dirs = [os.path.join(p, "bin") for p in python_prefixes()]
+    return ":".join([*dirs, "/usr/local/bin", "/usr/bin", "/bin"])
+
+
+def clean_env(scratch: str = SCRATCH) -> dict[str, str]:
+    """The whole environment a run sees: nothing inherited from the caller (no tokens, no keys)."""
+    return {
+        "PATH": sandbox_path(),
+        "HOME": scratch,
+        "TMPDIR": scratch,
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONIOENCODING": "utf-8",
+    }
+
+
+def limit_argv(limits: Limits) -> list[str]:
+    cpu = max(1, int(limits.cpu_time + 0.999))
+    return [
+        "prlimit",
+        f"--cpu={cpu}:{cpu + 1}",
+        f"--as={int(limits.memory_bytes)}",
+        f"--nproc={int(limits.max_processes)}",
+        f"--fsize={int(limits.max_file_bytes)}",
+        f"--nofile={int(limits.max_open_files)}",
+        "--core=0",
+        "--",
+    ]
+
+
+def drop_privileges_argv(uid: int | None) -> list[str]:
+    if uid is None:
+        return []
+    return [
+        "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+        "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
+    ]
+
+
+def _system_binds() -> list[str]:
+    args: list[str] = []
+    made: set[str] = set()
+
+    def parents(path: str) -> None:  # bwrap would copy the host's modes (/root is 0700): make them 0755
+        parts = Path(path).parent.parts[1:]
+        for i in range(len(parts)):
+            sub = "/" + "/".join(parts[: i + 1])
+            if sub not in made:
+                args.extend(["--perms", "0755", "--dir", sub])
+                made.add(sub)
+
+    for d in _SYSTEM_DIRS:
+        if os.path.islink(d):
+            args += ["--symlink", os.readlink(d), d]
+        elif os.path.isdir(d):
+            args += ["--ro-bind", d, d]
+    for f in _ETC_FILES:
+        if os.path.exists(f):
+            parents(f)
+            args += ["--ro-bind", f, f]
+    for prefix in python_prefixes():
+        parents(prefix)
+        args += ["--ro-bind", prefix, prefix]
+    return args
+
+
+def bwrap_launch(
+    command: Sequence[str],
+    files: dict[str, int],
+    limits: Limits,
+    uid: int | None,
+    host_scratch: str | None,
+) -> Launch:
+    """``files`` maps a relative path in the scratch dir to a readable fd holding its content."""
+    argv = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+    if uid is None:  # not root: bubblewrap needs a user namespace, and runs as our own uid inside
+        argv.append("--unshare-user")
+    argv += ["--die-with-parent", "--new-session", "--as-pid-1"]
+    argv += _system_binds()
+    argv += ["--proc", "/proc", "--dev", "/dev"]
+    if host_scratch is None:
+        argv += ["--perms", "1777", "--size", str(int(limits.max_scratch_bytes)), "--tmpfs", SCRATCH]
+        made: set[str] = set()
+        for rel, fd in sorted(files.items()):
+            parent = os.path.dirname(rel)
+            parts = Path(parent).parts if parent else ()
+            for i in range(len(parts)):
+                sub = "/".join(parts[: i + 1])
+                if sub not in made:
+                    argv += ["--perms", "1777", "--dir", f"{SCRATCH}/{sub}"]
+                    made.add(sub)
+            argv += ["--perms", "0444", "--file", str(fd), f"{SCRATCH}/{rel}"]
+    else:
+        argv += ["--bind", host_scratch, SCRATCH]
+    argv += ["--symlink", SCRATCH, "/tmp", "--chdir", SCRATCH, "--"]
+    argv += limit_argv(limits) + drop_privileges_argv(uid) + list(command)
+    return Launch(argv, tuple(files.values()), host_scratch)
+
+
+def unshare_launch(command: Sequence[str], limits: Limits, uid: int | None, host_scratch: str) -> Launch:
+    """New namespaces; a size-capped tmpfs on /tmp (in our mount namespace only) gets the files and is the cwd."""
+    setup = (
+        'mount --make-rprivate / && mount -t tmpfs -o "size=$1,mode=1777" rk-scratch /tmp && '
+        'cp -R "$2"/. /tmp/ && chmod -R a-w /tmp/* 2>/dev/null; chmod 1777 /tmp && cd /tmp && shift 2 && exec "$@"'
+    )
+    argv = [
+        "unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--net", "--ipc", "--uts", "--mount",
+        "--", "sh", "-c", setup, "rk-setup", str(int(limits.max_scratch_bytes)), host_scratch,
+    ]
+    argv += limit_argv(limits) + drop_privileges_argv(uid) + list(command)
+    return Launch(argv, (), host_scratch, scratch="/tmp")
+
+
+def rlimits_launch(command: Sequence[str], limits: Limits, host_scratch: str) -> Launch:
+    """No namespaces: the caller sets the rlimits in the child (``Launch.rlimits``) and a new session."""
+    return Launch(list(command), (), host_scratch, cwd=host_scratch, scratch=host_scratch, rlimits=limits)

@@ -1,0 +1,146 @@
+"""Wire format between the code harness's supervisor and the candidate's process (plain stdlib).
+
+This file is copied into the sandbox next to ``code_supervisor.py`` and ``code_runner.py`` and must
+run on a bare ``python3`` (3.8+), so it imports nothing from rewardkit.
+
+Values cross as tagged JSON, and :func:`decode` builds only exact built-in types (``int``, ``float``,
+``complex``, ``str``, ``bytes``, ``bool``, ``None``, ``list``, ``tuple``, ``dict``, ``set``,
+``frozenset``): an object with a rigged ``__eq__``, a ``str`` subclass or a patched builtin in the
+candidate's process cannot reach the supervisor's comparisons. Anything else stays in the candidate's
+process and crosses as an opaque handle ``["h", id]``. Frames are a 4-byte length and a JSON body.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import time
+
+MAX_FRAME = 16 << 20
+MAX_DEPTH = 200
+
+
+class WireError(Exception):
+    """A malformed, oversized or missing message."""
+
+
+class WireTimeout(WireError):
+    """No complete message before the deadline."""
+
+
+def encode(value, handles=None, depth=0, handle_of=None):  # type: ignore[no-untyped-def]
+    """A JSON-able tagged form of ``value``.
+
+    Non-data objects become handles when ``handles`` is a dict (the candidate's side); on the
+    supervisor's side ``handle_of(value)`` gives the handle id of a proxy it got back earlier.
+    """
+    if depth > MAX_DEPTH:
+        raise WireError("value nested too deeply")
+    t = type(value)
+    if handle_of is not None:
+        key = handle_of(value)
+        if key is not None:
+            return ["h", key]
+    if value is None:
+        return ["N"]
+    if t is bool:
+        return ["b", 1 if value else 0]
+    if t is int:
+        return ["i", format(value, "x")]
+    if t is float:
+        return ["f", value.hex()]
+    if t is complex:
+        return ["c", value.real.hex(), value.imag.hex()]
+    if t is str:
+        return ["s", value]
+    if t is bytes:
+        return ["y", value.hex()]
+    if t in (list, tuple, set, frozenset):
+        tag = {list: "l", tuple: "t", set: "S", frozenset: "F"}[t]
+        return [tag, [encode(v, handles, depth + 1, handle_of) for v in value]]
+    if t is dict:
+        return ["d", [[encode(k, handles, depth + 1, handle_of), encode(v, handles, depth + 1, handle_of)]
+                      for k, v in value.items()]]
+    if handles is None:
+        raise WireError(f"cannot send a {t.__name__} value")
+    key = len(handles) + 1
+    handles[key] = value
+    return ["h", key]
+
+
+def decode(node, make_handle=None, depth=0):  # type: ignore[no-untyped-def]
+    """The value of a tagged form; strict: anything unexpected raises WireError."""
+    if depth > MAX_DEPTH:
+        raise WireError("value nested too deeply")
+    if type(node) is not list or not node or type(node[0]) is not str:
+        raise WireError("malformed value")
+    tag = node[0]
+    try:
+        if tag == "N" and len(node) == 1:
+            return None
+        if tag == "b" and len(node) == 2 and node[1] in (0, 1) and type(node[1]) is int:
+            return node[1] == 1
+        if tag == "i" and len(node) == 2 and type(node[1]) is str and len(node[1]) <= 1_000_000:
+            return int(node[1], 16)
+        if tag == "f" and len(node) == 2 and type(node[1]) is str:
+            return float.fromhex(node[1])
+        if tag == "c" and len(node) == 3 and type(node[1]) is str and type(node[2]) is str:
+            return complex(float.fromhex(node[1]), float.fromhex(node[2]))
+        if tag == "s" and len(node) == 2 and type(node[1]) is str:
+            return node[1]
+        if tag == "y" and len(node) == 2 and type(node[1]) is str:
+            return bytes.fromhex(node[1])
+        if tag in ("l", "t", "S", "F") and len(node) == 2 and type(node[1]) is list:
+            items = [decode(v, make_handle, depth + 1) for v in node[1]]
+            return {"l": list, "t": tuple, "S": set, "F": frozenset}[tag](items)
+        if tag == "d" and len(node) == 2 and type(node[1]) is list:
+            out = {}
+            for pair in node[1]:
+                if type(pair) is not list or len(pair) != 2:
+                    raise WireError("malformed dict item")
+                out[decode(pair[0], make_handle, depth + 1)] = decode(pair[1], make_handle, depth + 1)
+            return out
+        if tag == "h" and len(node) == 2 and type(node[1]) is int and make_handle is not None:
+            return make_handle(node[1])
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise WireError(f"bad {tag!r} value: {exc}") from None
+    raise WireError(f"unknown or malformed tag {tag!r}")
+
+
+def send(fd: int, message) -> None:  # type: ignore[no-untyped-def]
+    body = json.dumps(message, separators=(",", ":")).encode("utf-8")
+    if len(body) > MAX_FRAME:
+        raise WireError(f"message of {len(body)} bytes is over the {MAX_FRAME}-byte limit")
+    data = memoryview(len(body).to_bytes(4, "big") + body)
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def _read_exact(fd: int, size: int, deadline: float | None) -> bytes:
+    parts = []
+    while size:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise WireTimeout("no reply before the deadline")
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                raise WireTimeout("no reply before the deadline")
+        block = os.read(fd, min(size, 1 << 20))
+        if not block:
+            raise WireError("the other side closed the channel")
+        parts.append(block)
+        size -= len(block)
+    return b"".join(parts)
+
+
+def receive(fd: int, deadline: float | None = None):  # type: ignore[no-untyped-def]
+    size = int.from_bytes(_read_exact(fd, 4, deadline), "big")
+    if size > MAX_FRAME:
+        raise WireError(f"message of {size} bytes is over the {MAX_FRAME}-byte limit")
+    body = _read_exact(fd, size, deadline)
+    try:
+        return json.loads(body.decode("utf-8"))
+    except (ValueError, RecursionError, MemoryError) as exc:
+        raise WireError(f"unreadable message: {type(exc).__name__}") from None
