@@ -1,0 +1,391 @@
+"""The docker sandbox backend against a real engine and the real rewardkit-sandbox image.
+
+Hostile programs here run only inside the sandbox containers, which are the boundary under test (no
+network, pids/memory caps, read-only root, unprivileged user). Missing engine or image: a skip on a
+user's machine, a failure in CI (CI=true).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import pytest
+
+import rewardkit as rk
+from rewardkit._errors import SandboxError
+from rewardkit.sandbox.base import Limits
+from rewardkit.sandbox.docker_pool import LABEL, POOL_LABEL
+from rewardkit.sandbox.image_build import DEFAULT_IMAGE
+
+pytestmark = pytest.mark.docker
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+FAST = Limits(wall_time=3.0, cpu_time=3.0)
+
+
+def docker_problem() -> str | None:
+    """Why the docker tests cannot run here, or None when engine and image are both present."""
+    try:
+        import docker
+
+        client = docker.from_env(timeout=10)
+        client.ping()
+    except Exception as exc:  # noqa: BLE001
+        return f"no reachable Docker engine ({exc})"
+    try:
+        client.images.get(DEFAULT_IMAGE)
+    except Exception:  # noqa: BLE001
+        return f"image {DEFAULT_IMAGE} is missing: build it with `make sandbox-image`"
+    return None
+
+
+def need_docker() -> None:
+    problem = docker_problem()
+    if problem is None:
+        return
+    if IN_CI:
+        pytest.fail(f"required in CI but missing: {problem}")
+    pytest.skip(problem)
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    need_docker()
+    sb = rk.get_sandbox("docker", pool_size=2, limits=FAST)
+    yield sb
+    sb.close()
+
+
+def py(sb, source: str, **kwargs):
+    return sb.run(["python3", "main.py"], {"main.py": source}, **kwargs)
+
+
+def pool_containers(client, pool_id: str) -> list:
+    return client.containers.list(all=True, filters={"label": f"{POOL_LABEL}={pool_id}"})
+
+
+# -- the plain contract -------------------------------------------------------------------------------
+
+
+def test_runs_a_program_with_files_stdin_and_collected_output(sandbox):
+    source = (
+        "import sys, helper\n"
+        "data = sys.stdin.read()\n"
+        "open('answer.txt', 'w').write(data.upper())\n"
+        "print(helper.greet(), len(data)); print('warn', file=sys.stderr); sys.exit(3)\n"
+    )
+    result = sandbox.run(
+        ["python3", "main.py"], {"main.py": source, "helper.py": "def greet():\n    return 'hello'\n"},
+        stdin=b"abc", collect=["answer.txt", "absent.txt"],
+    )
+    assert result.infra_error is None
+    assert (result.exit_code, result.signal, result.timed_out) == (3, None, False)
+    assert result.stdout == b"hello 3\n"
+    assert result.stderr == b"warn\n"
+    assert result.files == {"answer.txt": b"ABC"}
+
+
+def test_program_runs_unprivileged_in_a_clean_environment(sandbox, monkeypatch):
+    monkeypatch.setenv("RK_TEST_SECRET_TOKEN", "hunter2")
+    source = (
+        "import os\n"
+        "caps = [l for l in open('/proc/self/status') if l.startswith('CapEff')][0].split()[1]\n"
+        "print(os.getuid(), os.getgid(), caps, sorted(os.environ))\n"
+        "print('hunter2' in repr(os.environ))\n"
+    )
+    result = py(sandbox, source)
+    uid, gid, caps, *_ = result.stdout.split(b" ", 3)
+    assert (uid, gid) == (b"1000", b"1000")
+    assert int(caps, 16) == 0
+    assert b"RK_TEST_SECRET_TOKEN" not in result.stdout
+    assert result.stdout.endswith(b"False\n")
+
+
+def test_bad_file_names_are_rejected(sandbox):
+    for name in ("../escape.py", "/etc/x", "a/../../b"):
+        with pytest.raises(SandboxError, match="relative"):
+            sandbox.run(["true"], {name: "x"})
+
+
+# -- limits -----------------------------------------------------------------------------------------
+
+
+def test_wall_clock_timeout_kills_the_run_and_its_daemons(sandbox):
+    source = (
+        "import os, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        "        time.sleep(3); open('/tmp/late.txt', 'w').write('daemon survived')\n"
+        "    os._exit(0)\n"
+        "while True: pass\n"
+    )
+    limits = Limits(wall_time=1.0, cpu_time=30.0)
+    started = time.monotonic()
+    result = py(sandbox, source, limits=limits)
+    assert result.timed_out
+    assert result.exit_code is None
+    assert time.monotonic() - started < limits.wall_time + 5
+    time.sleep(3.5)  # past the moment the daemon would have written its file
+    # both containers: nothing of the earlier run may be alive or on disk in either
+    for _ in range(2):
+        after = py(sandbox, "import os\nprint(sorted(os.listdir('/tmp')))\n"
+                   "print(len([p for p in os.listdir('/proc') if p.isdigit()]))\n")
+        files, procs = after.stdout.decode().splitlines()
+        assert files == "['run']"
+        assert int(procs) == 3  # PID 1 (the reaper), the supervisor, this program
+
+
+def test_cpu_time_limit(sandbox):
+    result = py(sandbox, "while True: pass\n", limits=Limits(wall_time=10.0, cpu_time=1.0))
+    assert not result.timed_out
+    assert result.signal in (9, 24)  # SIGXCPU at the soft limit, SIGKILL at the hard one
+    assert result.duration < 5
+
+
+def test_memory_limit_is_reported(sandbox):
+    result = py(sandbox, "blob = bytearray(2 << 30)\nprint('allocated')\n")
+    assert result.memory_exceeded
+    assert result.exit_code != 0
+    assert b"allocated" not in result.stdout
+
+
+def test_memory_cgroup_cap_catches_many_processes():
+    """Each child stays under RLIMIT_AS; together they pass the container's cgroup cap and get OOM-killed."""
+    need_docker()
+    limits = Limits(wall_time=20.0, cpu_time=20.0, memory_bytes=128 << 20)
+    source = (
+        "import os, time\n"
+        "kids = []\n"
+        "for _ in range(12):\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        blob = bytearray(100 << 20)\n"
+        "        time.sleep(2)\n"
+        "        os._exit(0)\n"
+        "    kids.append(pid)\n"
+        "print(sum(os.waitpid(k, 0)[1] == 9 for k in kids))\n"
+    )
+    with rk.get_sandbox("docker", pool_size=1, limits=limits, scratch_bytes=8 << 20) as sb:
+        result = py(sb, source)
+        assert result.memory_exceeded
+        assert int(result.stdout) >= 1  # children were OOM-killed (SIGKILL)
+        assert py(sb, "print('ok')").stdout == b"ok\n"
+
+
+def test_process_cap_stops_a_fork_bomb(sandbox):
+    source = (
+        "import os\n"
+        "while True:\n"
+        "    try:\n"
+        "        os.fork()\n"
+        "    except OSError:\n"
+        "        pass\n"
+    )
+    result = py(sandbox, source, limits=Limits(wall_time=2.0, cpu_time=2.0))
+    assert result.timed_out or result.exit_code != 0
+    assert py(sandbox, "print('alive')").stdout == b"alive\n"
+
+
+def test_process_cap_counts(sandbox):
+    source = (
+        "import os, time\n"
+        "n = 0\n"
+        "try:\n"
+        "    while n < 500:\n"
+        "        if os.fork() == 0:\n"
+        "            time.sleep(10); os._exit(0)\n"
+        "        n += 1\n"
+        "except OSError:\n"
+        "    pass\n"
+        "print(n)\n"
+    )
+    result = py(sandbox, source)
+    assert result.exit_code == 0
+    assert 10 < int(result.stdout) < FAST.max_processes + 16
+
+
+def test_output_cap_truncates_and_stops_a_flood(sandbox):
+    limits = Limits(wall_time=10.0, cpu_time=10.0, max_output_bytes=64 << 10)
+    started = time.monotonic()
+    result = py(sandbox, "import sys\nwhile True: sys.stdout.write('x' * 4096)\n", limits=limits)
+    assert result.output_truncated
+    assert len(result.stdout) == limits.max_output_bytes
+    assert not result.timed_out
+    assert time.monotonic() - started < limits.wall_time
+
+
+def test_file_size_limit(sandbox):
+    limits = Limits(max_file_bytes=1 << 20)
+    result = py(sandbox, "open('big', 'wb').write(b'x' * (4 << 20))\nprint('wrote')\n", limits=limits)
+    assert b"wrote" not in result.stdout
+    assert result.exit_code != 0
+
+
+# -- the boundary -----------------------------------------------------------------------------------
+
+
+def test_no_network(sandbox):
+    source = (
+        "import os, socket\n"
+        "print(sorted(os.listdir('/sys/class/net')))\n"
+        "for host, port in (('1.1.1.1', 53), ('172.17.0.1', 2375), ('deb.debian.org', 80)):\n"
+        "    try:\n"
+        "        socket.create_connection((host, port), timeout=2); print('CONNECTED', host)\n"
+        "    except OSError as exc:\n"
+        "        print('blocked', type(exc).__name__)\n"
+    )
+    result = py(sandbox, source)
+    lines = result.stdout.decode().splitlines()
+    assert lines[0] == "['lo']"
+    assert len(lines) == 4 and all(line.startswith("blocked") for line in lines[1:])
+
+
+def test_root_filesystem_is_read_only_and_inputs_immutable(sandbox):
+    source = (
+        "import os\n"
+        "for path in ('/usr/lib/python3.11/os.py', '/etc/passwd', '/newfile', '/var/tmp/x', 'main.py'):\n"
+        "    try:\n"
+        "        open(path, 'a').write('#'); print('WROTE', path)\n"
+        "    except OSError as exc:\n"
+        "        print('denied', exc.errno)\n"
+        "for op in (lambda: os.unlink('main.py'), lambda: os.rename('main.py', 'x.py')):\n"
+        "    try:\n"
+        "        op(); print('CHANGED main.py')\n"
+        "    except OSError:\n"
+        "        print('denied')\n"
+        "open('scratch.txt', 'w').write('ok'); print(open('scratch.txt').read())\n"
+    )
+    result = py(sandbox, source, collect=["main.py"])
+    lines = result.stdout.decode().splitlines()
+    assert all(line.startswith("denied") for line in lines[:-1]), lines
+    assert lines[-1] == "ok"
+    assert result.files["main.py"] == source.encode()
+
+
+@pytest.mark.parametrize("target", ["getppid", "-1", "1"])
+def test_signalling_outside_the_run_does_not_break_the_sandbox(sandbox, target):
+    pid = {"getppid": "os.getppid()", "-1": "-1", "1": "1"}[target]
+    source = f"import os, signal\ntry:\n    os.kill({pid}, signal.SIGKILL)\nexcept OSError as e:\n    print('denied')\n"
+    result = py(sandbox, source)
+    assert result.infra_error is None
+    assert py(sandbox, "print('alive')").stdout == b"alive\n"
+
+
+# -- isolation between runs ---------------------------------------------------------------------------
+
+
+def test_runs_leave_nothing_for_the_next_run(sandbox):
+    plant = (
+        "import os, subprocess\n"
+        "open('/tmp/planted', 'w').write('secret')\n"
+        "os.makedirs('/tmp/deep/er'); open('/tmp/deep/er/f', 'w').write('x'); os.chmod('/tmp/deep', 0)\n"
+        "open('/dev/shm/planted', 'w').write('secret')\n"
+        "from multiprocessing import shared_memory\n"
+        "shared_memory.SharedMemory(name='rkplant', create=True, size=4096)\n"
+        "import ctypes\n"
+        "libc = ctypes.CDLL(None)\n"
+        "print(libc.shmget(0x52B0, 4096, 0o1666))\n"  # IPC_CREAT | 0666: a SysV segment outliving us
+        "subprocess.Popen(['sleep', '60'], start_new_session=True)\n"
+        "print('planted')\n"
+    )
+    look = (
+        "import os\n"
+        "print(sorted(os.listdir('/tmp')), sorted(os.listdir('/dev/shm')))\n"
+        "print(open('/proc/sysvipc/shm').read().count(chr(10)))\n"
+        "print([open(f'/proc/{p}/cmdline').read() for p in os.listdir('/proc') if p.isdigit()])\n"
+    )
+    for _ in range(2):  # the pool has two containers; plant in both
+        planted = py(sandbox, plant)
+        assert planted.stdout.endswith(b"planted\n"), planted.stderr
+    for _ in range(4):
+        seen = py(sandbox, look).stdout.decode().splitlines()
+        assert seen[0] == "['run'] []"
+        assert seen[1] == "1"  # the header line only
+        assert "sleep\\x0060" not in seen[2]  # the planted `sleep 60`, by its exact command line
+
+
+def test_fresh_container_per_run_mode():
+    need_docker()
+    where = "print(sorted(os.listdir('/tmp'))); print(open('/proc/self/cgroup').read().split(chr(10))[0])\n"
+    with rk.get_sandbox("docker", pool_size=1, limits=FAST, fresh_container_per_run=True) as sb:
+        seen = [py(sb, "import os\n" + where + "open('/tmp/x', 'w').write('1')").stdout.decode() for _ in range(3)]
+        assert all(out.startswith("['run']\n") for out in seen)
+        assert len({out.splitlines()[1] for out in seen}) == 3  # three different containers (cgroups)
+        assert sb.pool.replaced == 3
+
+
+# -- pool life --------------------------------------------------------------------------------------
+
+
+def test_dead_container_is_replaced():
+    need_docker()
+    import docker
+
+    client = docker.from_env()
+    with rk.get_sandbox("docker", pool_size=1, limits=FAST) as sb:
+        (victim,) = pool_containers(client, sb.pool_id)
+        victim.kill()
+        result = py(sb, "print('still works')")
+        assert result.stdout == b"still works\n"
+        assert result.infra_error is None
+        (fresh,) = [c for c in pool_containers(client, sb.pool_id) if c.status != "exited"]
+        assert fresh.id != victim.id
+
+
+def test_close_removes_every_container_and_refuses_runs():
+    need_docker()
+    import docker
+
+    client = docker.from_env()
+    sb = rk.get_sandbox("docker", pool_size=3, limits=FAST)
+    assert len(pool_containers(client, sb.pool_id)) == 3
+    assert all(c.labels.get(LABEL) == "1" for c in pool_containers(client, sb.pool_id))
+    py(sb, "print(1)")
+    sb.close()
+    sb.close()
+    assert pool_containers(client, sb.pool_id) == []
+    with pytest.raises(SandboxError, match="closed"):
+        py(sb, "print(1)")
+
+
+def test_parallel_runs_from_many_threads(sandbox):
+    results: dict[int, bytes] = {}
+
+    def work(i: int) -> None:
+        results[i] = py(sandbox, f"import time; time.sleep(0.05); print({i} * {i})").stdout
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert results == {i: f"{i * i}\n".encode() for i in range(8)}
+
+
+# -- failures of the infrastructure ---------------------------------------------------------------------
+
+
+def test_unreachable_engine_is_a_clear_sandbox_error(monkeypatch, tmp_path):
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-such-docker.sock")
+    with pytest.raises(SandboxError, match="cannot reach the Docker engine at unix://.*no-such-docker.sock"):
+        rk.get_sandbox("docker")
+
+
+def test_missing_image_names_the_build_command():
+    need_docker()
+    with pytest.raises(SandboxError, match="rewardkit sandbox-image"):
+        rk.get_sandbox("docker", image="rewardkit-sandbox:no-such-tag")
+
+
+def test_sandbox_image_command_leaves_an_existing_image_alone():
+    need_docker()
+    from click.testing import CliRunner
+
+    from rewardkit.cli import main
+
+    result = CliRunner().invoke(main, ["sandbox-image"])
+    assert result.exit_code == 0, result.output
+    assert "already exists" in result.output and "ready (exists" in result.output
