@@ -156,3 +156,30 @@ def test_unregister_by_object_forgets_the_plugin(host):
     assert "exclamations" not in host.registries.rewards
     assert name not in {r["name"] for r in host.describe()}
     host.unregister(plugin)  # a second time is a no-op
+
+
+class EchoSandboxPlugin:
+    """Registers a sandbox factory and a shaper, the two registries the other tests leave out."""
+
+    @rk.hookimpl
+    def register_sandboxes(self, register):
+        register("echo", lambda *, label="echo": types.SimpleNamespace(label=label))
+
+    @rk.hookimpl
+    def register_shapers(self, register):
+        register("halve", lambda reward: (lambda *a, **k: [r / 2 for r in reward(*a, **k)]))
+
+
+def test_sandbox_and_shaper_hooks_fill_their_registries(host):
+    name = host.register(EchoSandboxPlugin(), name="echo-plugin")
+    assert host.registries.sandboxes.owner("echo") == name
+    assert host.registries.shapers.owner("halve") == name
+    assert {"local", "docker"} <= set(host.registries.sandboxes.names())  # built-ins alongside
+    rk_host = rk.plugin_host()
+    rk_host.register(EchoSandboxPlugin(), name="echo-plugin")
+    try:
+        assert rk.get_sandbox("echo", label="x").label == "x"
+        with pytest.raises(rk.ConfigError, match="bad parameters for sandbox 'echo'.*accepts: label"):
+            rk.get_sandbox("echo", lable="x")
+    finally:
+        rk_host.unregister(name="echo-plugin")
