@@ -29,6 +29,17 @@ def one_value(prompts, completions, **kwargs) -> list[float]:
     return [1.0]
 
 
+SPY_CALLS: list[dict[str, Any]] = []
+
+
+def spy(prompts, completions, **kwargs) -> list[float]:
+    """Records what the trainer passed; scores each completion by its number of distinct characters / 100."""
+    SPY_CALLS.append({"prompts": prompts, "completions": completions, "kwargs": dict(kwargs)})
+    from rewardkit.rewards.batch import completion_text
+
+    return [len(set(completion_text(c))) / 100 for c in completions]
+
+
 async def async_column_value(prompts, completions, **kwargs) -> list[float | None]:
     return column_value(prompts, completions, **kwargs)
 
@@ -89,6 +100,18 @@ class RewardTestPlugin:
         register("column_value", column_value)
         register("length_reward", length_reward)
         register("one_value", one_value)
+        register("spy", spy)
         register("async_column_value", async_column_value)
         register("scaled_column", scaled_column)
         register("contains", contains_reward)
+
+
+def require_module(require: Any, name: str, reason: str) -> Any:
+    """Import ``name``, or skip (fail when CI=true) via the suite's ``ci_require`` fixture."""
+    import importlib
+
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        require(False, f"{reason}: {exc}")
+        raise

@@ -1,0 +1,77 @@
+"""A few real GRPOTrainer steps on a tiny local Llama model with a composed rewardkit reward."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import rewardkit as rk
+from reward_helpers import SPY_CALLS, require_module
+
+pytestmark = [pytest.mark.train, pytest.mark.usefixtures("test_plugin")]
+
+SPEC = {
+    "name": "rk_reward",
+    "combine": "sum",
+    "terms": [
+        "math_accuracy",
+        {"reward": "tag_format", "weight": 0.5, "params": {"strict": False}},
+        {"reward": "soft_overlong", "params": {"max_length": 8, "cache": 4}},   # tokens, from completion_ids
+        {"reward": "spy"},
+    ],
+}
+QUESTIONS = [("What is 2 + 3?", "5"), ("What is 10 - 4?", "6"), ("Compute 3 * 3.", "9"), ("Half of 8?", "4")]
+
+
+def run_grpo(tmp_path, ci_require, conversational: bool):
+    require_module(ci_require, "trl", "trl (train extra) for GRPOTrainer")
+    datasets = require_module(ci_require, "datasets", "datasets (train extra)")
+    from trl import GRPOConfig, GRPOTrainer
+
+    from rewardkit.train.tiny_model import build_tiny_model
+
+    model_dir = build_tiny_model(tmp_path / "tiny")
+    rows = [
+        {"prompt": [{"role": "user", "content": q}] if conversational else q, "answer": a, "level": i % 2}
+        for i, (q, a) in enumerate(QUESTIONS)
+    ]
+    reward = rk.build_reward(SPEC)
+    config = GRPOConfig(
+        output_dir=str(tmp_path / "out"), use_cpu=True, bf16=False, fp16=False, max_steps=2,
+        per_device_train_batch_size=4, num_generations=4, max_completion_length=12, logging_steps=1,
+        learning_rate=1e-4, report_to="none", save_strategy="no", seed=0, dataloader_num_workers=0,
+    )
+    trainer = GRPOTrainer(
+        model=str(model_dir), reward_funcs=[reward], args=config,
+        train_dataset=datasets.Dataset.from_list(rows), processing_class=None,
+    )
+    SPY_CALLS.clear()
+    try:
+        trainer.train()
+    finally:
+        reward.close()
+    return trainer.state.log_history
+
+
+@pytest.mark.parametrize("conversational", [False, True], ids=["plain", "conversational"])
+def test_grpo_steps_with_composed_reward(tmp_path, ci_require, conversational):
+    logs = [entry for entry in run_grpo(tmp_path, ci_require, conversational) if "rewards/rk_reward/mean" in entry]
+    assert len(logs) == 2                                          # one log per step
+    for entry in logs:
+        total = entry["rewards/rk_reward/mean"]
+        parts = {k: entry[f"rewards/rk_reward/{k}/mean"] for k in ("math_accuracy", "tag_format", "soft_overlong")}
+        assert 0.0 <= parts["math_accuracy"] <= 1.0 and 0.0 <= parts["tag_format"] <= 1.0
+        assert -1.0 <= parts["soft_overlong"] < 0.0                # 12-token budget past an 8-token limit
+        spy = entry["rewards/rk_reward/spy/mean"]
+        assert math.isclose(total, parts["math_accuracy"] + 0.5 * parts["tag_format"] + parts["soft_overlong"] + spy,
+                            abs_tol=1e-5)
+    assert len(SPY_CALLS) >= 2
+    call = SPY_CALLS[0]
+    assert {"completion_ids", "trainer_state", "log_metric", "log_extra", "answer", "level"} <= set(call["kwargs"])
+    completion = call["completions"][0]
+    if conversational:
+        assert isinstance(completion, list) and completion[0]["role"] == "assistant"
+    else:
+        assert isinstance(completion, str)
+    assert len(call["completions"]) == 4
