@@ -1,6 +1,6 @@
 """Write the bundled example samples (deterministic: same files on every run).
 
-    python examples/make_examples.py            # writes examples/{math,mcq,mixed}.jsonl
+    python examples/make_examples.py            # writes examples/{math,mcq,mixed,code}.jsonl
 
 Each row is one completion a policy model might have produced, with the dataset columns a GRPO
 dataset would carry: ``prompt``, ``completion`` (a string, or chat messages), ``answer`` (the
@@ -195,6 +195,71 @@ def mcq_completion(style: str, rng: random.Random, options: list[str], gold: str
     raise ValueError(style)
 
 
+CODE_TASKS = [
+    ("Write a function `add(a, b)` that returns the sum of two integers.", "add",
+     "def add(a, b):\n    return a + b",
+     "def add(a, b):\n    return a + b if a >= 0 else a - b",
+     ["add(1, 2) == 3", "add(0, 0) == 0", "add(-4, 1) == -3", "add(10, 5) == 15"]),
+    ("Write a function `is_palindrome(s)` that tells whether a string reads the same backwards.", "is_palindrome",
+     "def is_palindrome(s):\n    return s == s[::-1]",
+     "def is_palindrome(s):\n    return s[0] == s[-1]",
+     ["is_palindrome('racecar')", "not is_palindrome('abca')", "is_palindrome('a')", "not is_palindrome('abcda')"]),
+    ("Write a function `fib(n)` returning the n-th Fibonacci number (fib(0) = 0, fib(1) = 1).", "fib",
+     "def fib(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a",
+     "def fib(n):\n    return n if n < 3 else fib(n - 1) + fib(n - 2)",
+     ["fib(0) == 0", "fib(1) == 1", "fib(2) == 1", "fib(10) == 55"]),
+    ("Write a function `count_vowels(s)` that counts the vowels (a, e, i, o, u; any case) in a string.",
+     "count_vowels",
+     "def count_vowels(s):\n    return sum(ch in 'aeiou' for ch in s.lower())",
+     "def count_vowels(s):\n    return sum(ch in 'aeiou' for ch in s)",
+     ["count_vowels('hello') == 2", "count_vowels('HELLO') == 2", "count_vowels('xyz') == 0",
+      "count_vowels('Audio') == 4"]),
+    ("Write a function `max_of(xs)` that returns the largest element of a non-empty list.", "max_of",
+     "def max_of(xs):\n    best = xs[0]\n    for x in xs:\n        if x > best:\n            best = x\n    return best",
+     "def max_of(xs):\n    return sorted(xs)[len(xs) // 2]",
+     ["max_of([3, 1, 2]) == 3", "max_of([-5, -2, -9]) == -2", "max_of([7]) == 7", "max_of([1, 9, 2, 8]) == 9"]),
+]
+
+CODE_STYLES = ["correct", "partial", "chat_correct", "syntax_error", "no_code", "think_then_code", "wrong",
+               "infinite_loop"]
+
+
+def code_completion(style: str, good: str, buggy: str):
+    fence = "```python\n{}\n```"
+    if style == "correct":
+        return "Here is my solution:\n\n" + fence.format(good)
+    if style == "partial":
+        return fence.format(buggy)
+    if style == "chat_correct":
+        return [{"role": "assistant", "content": fence.format(good)}]
+    if style == "syntax_error":
+        return fence.format(good.replace("):", ")", 1))
+    if style == "no_code":
+        return "I would loop over the input and keep track of the answer."
+    if style == "think_then_code":
+        return "<think>Straightforward; handle the edge cases.</think>\n" + fence.format(good)
+    if style == "wrong":
+        name = good.split("(")[0].removeprefix("def ")
+        return fence.format(f"def {name}(*args):\n    return None")
+    if style == "infinite_loop":
+        name = good.split("(")[0].removeprefix("def ")
+        return fence.format(f"def {name}(*args):\n    while True:\n        pass")
+    raise ValueError(style)
+
+
+def make_code(count: int) -> list[dict]:
+    rows = []
+    for i in range(count):
+        question, entry, good, buggy, checks = CODE_TASKS[i % len(CODE_TASKS)]
+        style = CODE_STYLES[(i // len(CODE_TASKS)) % len(CODE_STYLES)]
+        completion = code_completion(style, good, buggy)
+        tests = "\n".join(f"assert {check}" for check in checks)
+        prompt = question if isinstance(completion, str) else [{"role": "user", "content": question}]
+        rows.append({"id": f"code-{i:03d}", "task": "code", "style": style, "prompt": prompt,
+                     "completion": completion, "tests": tests})
+    return rows
+
+
 def make_math(rng: random.Random, count: int) -> list[dict]:
     rows = []
     for i, (question, ref, value, why) in enumerate(math_problems(rng, count)):
@@ -230,7 +295,7 @@ def main(out_dir: Path = HERE) -> dict[str, int]:
     math_rows = make_math(rng, 240)
     mcq_rows = make_mcq(rng, 160)
     mixed = [row for pair in zip(math_rows[:100], mcq_rows[:100]) for row in pair]
-    written = {"math.jsonl": math_rows, "mcq.jsonl": mcq_rows, "mixed.jsonl": mixed}
+    written = {"math.jsonl": math_rows, "mcq.jsonl": mcq_rows, "mixed.jsonl": mixed, "code.jsonl": make_code(40)}
     for name, rows in written.items():
         write_jsonl(out_dir / name, rows)
     return {name: len(rows) for name, rows in written.items()}

@@ -206,3 +206,14 @@ def test_log_metric_reports_components():
 
 def test_length_reward_helper_is_plain(test_plugin):
     assert rk.get_reward("length_reward") is length_reward
+
+
+def test_terms_sharing_a_verifier_judge_each_sample_once(test_plugin):
+    reward = rk.build_reward({"combine": "sum", "terms": [
+        "contains", {"reward": "contains", "name": "contains_again", "params": {"reference_key": "answer"}}]})
+    with reward:
+        assert reward(completions=["a4", "b"], answer=["4", "4"]) == [2.0, 0.0]
+        assert CountingVerifier.batch_calls == 1 and CountingVerifier.instances == 1
+        # only "ok" verdicts are remembered: a new completion is judged, the known one is not
+        assert reward(completions=["a4", "c4"], answer=["4", "4"]) == [2.0, 2.0]
+        assert CountingVerifier.batch_calls == 2

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import threading
+from collections import OrderedDict
 from typing import Any, Mapping, Sequence
 
 from rewardkit._errors import ConfigError
 from rewardkit.rewards.base import Reward, Scored
 from rewardkit.rewards.batch import Batch
 from rewardkit.verifiers.base import Verifier
-from rewardkit.verifiers.verdict import Verdict
+from rewardkit.verifiers.verdict import OK, Verdict
 
 DEFAULT_REFERENCE_KEYS = ("answer", "solution")
 
@@ -49,6 +50,48 @@ def release_verifier(name: str, params: Mapping[str, Any]) -> None:
             return
         del _shared[key]
     verifier.close()
+
+
+_memo: OrderedDict[str, Verdict] = OrderedDict()
+MEMO_SIZE = 4096
+
+
+def cached_verify(
+    name: str, params: Mapping[str, Any], verifier: Verifier,
+    completions: list[str], references: list[Any], contexts: list[dict[str, Any]],
+) -> list[Verdict]:
+    """``verifier.verify_batch`` on the samples not judged recently, in one call.
+
+    Two terms of one spec that use the same verifier (``code_pass_rate`` and ``code_all_pass``,
+    ``math_accuracy`` and ``cosine_length``) or the same completion in successive steps then cost one
+    verification. Only ``ok`` verdicts are remembered, so a timeout or a sandbox failure is retried.
+    """
+    prefix = _key(name, params)
+    keys = [json.dumps([prefix, c, r, x], sort_keys=True, default=repr) for c, r, x in zip(completions, references, contexts)]
+    found: dict[int, Verdict] = {}
+    with _lock:
+        for i, key in enumerate(keys):
+            if key in _memo:
+                _memo.move_to_end(key)
+                found[i] = _memo[key]
+    todo = [i for i in range(len(keys)) if i not in found]
+    if todo:
+        fresh = verifier.verify_batch(
+            [completions[i] for i in todo], [references[i] for i in todo], [contexts[i] for i in todo]
+        )
+        with _lock:
+            for i, verdict in zip(todo, fresh):
+                found[i] = verdict
+                if verdict.status == OK:
+                    _memo[keys[i]] = verdict
+            while len(_memo) > MEMO_SIZE:
+                _memo.popitem(last=False)
+    return [found[i] for i in range(len(keys))]
+
+
+def clear_verdict_memo() -> None:
+    with _lock:
+        _memo.clear()
 
 
 def shared_verifier_count() -> int:
@@ -121,8 +164,9 @@ class VerifierReward(Reward):
         extracted: list[str | None] = [None] * len(batch)
         if rows:
             contexts = [self._context(batch, i) for i in rows]
-            verdicts = self.verifier.verify_batch(
-                [batch.texts[i] for i in rows], [references[i] for i in rows], contexts
+            verdicts = cached_verify(
+                self.verifier_name, self.verifier_params, self.verifier,
+                [batch.texts[i] for i in rows], [references[i] for i in rows], contexts,
             )
             for i, verdict in zip(rows, verdicts):
                 values[i] = self._worth(verdict)
