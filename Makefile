@@ -29,6 +29,7 @@ demo: $(VENV)/.core-installed
 	$(BIN)/rewardkit score --reward examples/math_spec.yaml --input examples/math.jsonl --output examples/out/math_scored.jsonl
 	$(BIN)/rewardkit score --reward examples/mcq_spec.yaml --input examples/mcq.jsonl --output examples/out/mcq_scored.jsonl
 	$(BIN)/rewardkit score --reward examples/mixed_spec.yaml --input examples/mixed.jsonl --output examples/out/mixed_scored.jsonl --workers 2
+	$(BIN)/rewardkit score --reward examples/code_spec.yaml --input examples/code.jsonl --output examples/out/code_scored.jsonl --workers 2
 
 test: $(VENV)/.dev-installed
 	$(BIN)/python -m pytest
