@@ -32,6 +32,8 @@ OPTION_MISMATCH = "option_mismatch"
 
 SPAN_CHARS = 240  # an answer statement is read this far at most
 BOX_CHARS = 400  # a \boxed{...} longer than this is not an MCQ answer
+SUFFIX_SUBJECT_CHARS = 80  # how far before "is the correct answer" its subject is looked for
+SUFFIX_SUBJECT_WORDS = 8
 HEDGE_GAP_WORDS = 6  # two candidates closer than this (and no revision word between) are one answer
 
 
@@ -86,21 +88,23 @@ class Candidate:
 
 _THINK_CLOSE = "</think>"
 _MARKUP = re.compile(r"\*\*|__|`|\$|\\[()\[\]]")
-_LATEX_COMMAND = re.compile(r"\\[A-Za-z]+\s?|[{}*]")
+_LATEX_COMMAND = re.compile(r"\\[A-Za-z]+\s?|[{}*\"]")
 _SPACES = re.compile(r"\s+")
 _TAG_OPEN = re.compile(r"(?i)<answer>")
 _TAG_CLOSE = re.compile(r"(?i)</answer>")
 _BOX_OPEN = re.compile(r"\\(?:boxed|fbox)\s?\{")
 _STATEMENT = re.compile(
     r"(?i:\b(?:final|correct|right|best|my|true)\s(?:answer|option|choice|response)(?:\schoice)?"
-    r"|\banswer(?:\s(?:choice|option))?(?=\s?(?:is\b|would\b|should\b|must\b|will\b|[:=]))"
+    r"|\banswer(?:\s(?:choice|option))?\"?(?=\s?(?:is\b|would\b|should\b|must\b|will\b|[:=]))"
     r"|\bI(?:'ll|\swill|\swould|\sshould)?\s(?:choose|pick|select|go\swith)\b)"
     r"(?:\s?(?i:(?:is|would\sbe|should\sbe|must\sbe|will\sbe)\b|[:=\-]))*"
 )
-_SUFFIX = re.compile(
-    r"(?<![A-Za-z0-9])(?:(?i:option|choice)\s)?[(\[]?([A-Z])[)\]]?\s(?i:is|would\sbe|seems)\s"
-    r"(?i:the\s)?(?i:correct|right|best)\b"
+_SUFFIX = re.compile(  # "... B is the correct answer", "(B) London is correct", "so B is the answer"
+    r"(?i)\s(?:is|would\sbe|must\sbe|seems\sto\sbe)\s(?:the\s)?"
+    r"(?:(?:(?:correct|right|best|final)\s)?(?:answer|option|choice)|correct|right)\b"
 )
+_SENTENCE_END = re.compile(r"[.!?;:\n](?:\s|$)|\n")
+_WORD_START = re.compile(r"(?<![^\s(\[])\S")
 _ITEM_LETTER = re.compile(
     r"(?i:(?:option|choice|letter)\s?)?"
     r"(?:([(\[]))?"
@@ -125,6 +129,7 @@ _REVISION = re.compile(
     r"(?i)\b(?:wait|actually|no|hmm|correction|reconsider|re-?check|re-?evaluat\w*|mistake|wrong|"
     r"incorrect|instead|however|but|rather|change|scratch|not|oops)\b"
 )
+_ARTICLES = ("the ", "a ", "an ")
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _LINE_LEAD = re.compile(r"[#>\-\s]+")
 _TRAILING_CHARS = " .!,;:"
@@ -160,6 +165,7 @@ class ChoiceReader:
         self.valid = valid
         self.lowercase = config.lowercase
         texts = [(normalize_option(t), valid[i]) for i, t in enumerate(options)] if config.match_option_text else []
+        texts += [(t[len(article):], letter) for t, letter in texts for article in _ARTICLES if t.startswith(article)]
         self.option_texts = sorted(
             ((t, letter) for t, letter in texts if t and not (len(t) == 1 and t.isalpha())), key=lambda p: -len(p[0])
         )
@@ -225,10 +231,26 @@ def find_candidates(text: str, reader: ChoiceReader) -> list[Candidate]:
         choices, used = reader.read(line)
         found.append(Candidate(m.start(), start + max(used, 1), "statement", choices))
     for m in _SUFFIX.finditer(text):
-        found.append(Candidate(m.start(), m.end(), "statement", (Choice(m.group(1)),)))
+        found.append(_subject(text, m.start(), m.end(), reader))
     found = [c for c in found if c.choices]
     found.sort(key=lambda c: (c.start, c.end))
     return found
+
+
+def _subject(text: str, phrase_start: int, phrase_end: int, reader: ChoiceReader) -> Candidate:
+    """The choice named right before "is the correct answer": the longest tail of its clause that reads
+    as nothing but choices (``Option (B) London``, ``Therefore B``, ``London``)."""
+    start = max(0, phrase_start - SUFFIX_SUBJECT_CHARS)
+    clause = text[start:phrase_start]
+    ends = list(_SENTENCE_END.finditer(clause))
+    if ends:
+        start += ends[-1].end()
+        clause = text[start:phrase_start]
+    for word in list(_WORD_START.finditer(clause))[-SUFFIX_SUBJECT_WORDS:]:
+        choices, _ = reader.read(clause[word.start():], whole=True)
+        if choices:
+            return Candidate(start + word.start(), phrase_end, "statement", choices)
+    return Candidate(phrase_start, phrase_end, "statement", ())
 
 
 def _matching_brace(text: str, pos: int) -> int | None:
