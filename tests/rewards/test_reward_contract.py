@@ -214,6 +214,6 @@ def test_terms_sharing_a_verifier_judge_each_sample_once(test_plugin):
     with reward:
         assert reward(completions=["a4", "b"], answer=["4", "4"]) == [2.0, 0.0]
         assert CountingVerifier.batch_calls == 1 and CountingVerifier.instances == 1
-        # only "ok" verdicts are remembered: a new completion is judged, the known one is not
+        # remembered verdicts: a new completion is judged, the known one is not
         assert reward(completions=["a4", "c4"], answer=["4", "4"]) == [2.0, 2.0]
         assert CountingVerifier.batch_calls == 2

@@ -11,7 +11,7 @@ from rewardkit._errors import ConfigError
 from rewardkit.rewards.base import Reward, Scored
 from rewardkit.rewards.batch import Batch
 from rewardkit.verifiers.base import Verifier
-from rewardkit.verifiers.verdict import OK, Verdict
+from rewardkit.verifiers.verdict import ERROR, Verdict
 
 DEFAULT_REFERENCE_KEYS = ("answer", "solution")
 
@@ -64,7 +64,8 @@ def cached_verify(
 
     Two terms of one spec that use the same verifier (``code_pass_rate`` and ``code_all_pass``,
     ``math_accuracy`` and ``cosine_length``) or the same completion in successive steps then cost one
-    verification. Only ``ok`` verdicts are remembered, so a timeout or a sandbox failure is retried.
+    verification. Infrastructure failures (a broken sandbox, a bad reference) and verifier errors are not
+    remembered, so they are retried; the model's own failures (timeout, compile error, hedge) are.
     """
     prefix = _key(name, params)
     keys = [json.dumps([prefix, c, r, x], sort_keys=True, default=repr) for c, r, x in zip(completions, references, contexts)]
@@ -82,7 +83,7 @@ def cached_verify(
         with _lock:
             for i, verdict in zip(todo, fresh):
                 found[i] = verdict
-                if verdict.status == OK:
+                if not verdict.is_infrastructure_failure and verdict.status != ERROR:
                     _memo[keys[i]] = verdict
             while len(_memo) > MEMO_SIZE:
                 _memo.popitem(last=False)
