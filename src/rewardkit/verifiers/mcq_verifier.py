@@ -101,7 +101,8 @@ _STATEMENT = re.compile(
 )
 _SUFFIX = re.compile(  # "... B is the correct answer", "(B) London is correct", "so B is the answer"
     r"(?i)\s(?:is|would\sbe|must\sbe|seems\sto\sbe)\s(?:the\s)?"
-    r"(?:(?:(?:correct|right|best|final)\s)?(?:answer|option|choice)|correct|right)\b"
+    r"(?:(?:(?:correct|right|best|final|most\s[a-z]+)\s)?(?:answer|option|choice)|correct|right"
+    r"|most\s(?:appropriate|accurate|likely|suitable|plausible|reasonable|correct))\b"
 )
 _SENTENCE_END = re.compile(r"[.!?;:\n](?:\s|$)|\n")
 _WORD_START = re.compile(r"(?<![^\s(\[])\S")
@@ -115,7 +116,7 @@ _ITEM_LETTER = re.compile(
     r"(?![A-Za-z0-9])"
 )
 _ITEM_MULTI = re.compile(r"([A-Z]{2,26})(?![A-Za-z0-9])")
-_ATTACH = re.compile(r"\s?[.:\-–—]?\s?")
+_ATTACH = re.compile(r"\s?[.:\-–—(]?\s?")
 _CONNECTOR = re.compile(
     r"\s?(?:,|/|&|;|\+|(?i:or|and|vs)\b)\s?(?:(?i:and|or|either|both|maybe|possibly|perhaps|also)\s)*"
 )
@@ -132,7 +133,7 @@ _REVISION = re.compile(
 _ARTICLES = ("the ", "a ", "an ")
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _LINE_LEAD = re.compile(r"[#>\-\s]+")
-_TRAILING_CHARS = " .!,;:"
+_TRAILING_CHARS = " .!,;:)"
 
 
 def answer_text(completion: Any, max_chars: int) -> str:
