@@ -45,6 +45,7 @@ ACCEPT = [
      ["The Atlantic Ocean", "The Pacific Ocean"], True, "ok"),
     ("most_appropriate", "Based on the analysis, option B is the most appropriate.", "B", CAPITALS, True, "ok"),
     ("text_in_parentheses", "The answer is B (London).", "B", CAPITALS, True, "ok"),
+    ("irregular_spacing", "The correct answer  is\n\n(B)", "B", CAPITALS, True, "ok"),
     ("go_with", "Mars is called the Red Planet because of iron oxide. I'll go with B.", "B", PLANETS, True, "ok"),
     ("minerva_format", "Final Answer: The final answer is $\\boxed{B}$. I hope it is correct.", "B", CAPITALS,
      True, "ok"),

@@ -94,10 +94,10 @@ _TAG_OPEN = re.compile(r"(?i)<answer>")
 _TAG_CLOSE = re.compile(r"(?i)</answer>")
 _BOX_OPEN = re.compile(r"\\(?:boxed|fbox)\s?\{")
 _STATEMENT = re.compile(
-    r"(?i:\b(?:final|correct|right|best|my|true)\s(?:answer|option|choice|response)(?:\schoice)?"
-    r"|\banswer(?:\s(?:choice|option))?\"?(?=\s?(?:is\b|would\b|should\b|must\b|will\b|[:=]))"
+    r"(?i:\b(?:final|correct|right|best|my|true)\s{1,3}(?:answer|option|choice|response)(?:\schoice)?"
+    r"|\banswer(?:\s(?:choice|option))?\"?(?=\s{0,3}(?:is\b|would\b|should\b|must\b|will\b|[:=]))"
     r"|\bI(?:'ll|\swill|\swould|\sshould)?\s(?:choose|pick|select|go\swith)\b)"
-    r"(?:\s?(?i:(?:is|would\sbe|should\sbe|must\sbe|will\sbe)\b|[:=\-]))*"
+    r"(?:\s{0,3}(?i:(?:is|would\sbe|should\sbe|must\sbe|will\sbe)\b|[:=\-]))*"
 )
 _SUFFIX = re.compile(  # "... B is the correct answer", "(B) London is correct", "so B is the answer"
     r"(?i)\s(?:is|would\sbe|must\sbe|seems\sto\sbe)\s(?:the\s)?"
