@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 import rewardkit as rk
@@ -220,3 +222,28 @@ def test_adversarial_200kb_completion_finishes(name):
     verdict = MCQVerifier().verify(completion, "A", options=CAPITALS)
     assert verdict.status == status
     assert verdict.correct == (status == "ok")
+
+
+FUZZ_TOKENS = [
+    "Answer:", "The answer is", "\\boxed{", "\\text{", "}", "{", "A", "B", "C", "E", "b", "I", "or", "and", ",",
+    "<answer>", "</answer>", "<think>", "</think>", "(", ")", "[", "]", "**", "$", "London", "Paris", "\n",
+    "is the correct answer", "Wait, actually", "Option", "ABCD", "I think", ".", " ", "é", "İ", "\\", "\"",
+]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_token_soup_never_crashes_and_keeps_invariants(seed):
+    rng = random.Random(seed)
+    verifier = MCQVerifier()
+    known = {"ok", "hedged", "no_answer", INVALID_OPTION, OPTION_MISMATCH}
+    for _ in range(300):
+        completion = " ".join(rng.choice(FUZZ_TOKENS) for _ in range(rng.randint(0, 40)))
+        gold = rng.choice("ABCD")
+        verdict = verifier.verify(completion, gold, options=CAPITALS)
+        assert verdict.status in known, (completion, verdict)
+        if verdict.correct:
+            assert verdict.status == "ok" and verdict.extracted == gold and verdict.score == 1.0
+        else:
+            assert verdict.score == 0.0
+        if verdict.status == "hedged":
+            assert len(verdict.details["letters"]) > 1
