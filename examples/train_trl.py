@@ -1,0 +1,91 @@
+"""GRPO with TRL and a composed rewardkit reward, on a real model (documented; not run in CI).
+
+    pip install 'rewardkit[train]'
+    python examples/train_trl.py --model Qwen/Qwen2.5-0.5B-Instruct --steps 200
+
+The dataset is the bundled math questions (examples/math.jsonl, prompts and answers only); swap in your
+own with a `prompt` column (string or chat messages) and an `answer` column. The reward is the same
+spec the test suite trains a tiny local model with: accuracy + format + soft overlong penalty, with each
+component logged by TRL as rewards/math_reward/<component>/mean.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import rewardkit as rk
+
+HERE = Path(__file__).resolve().parent
+SYSTEM = (
+    "Think step by step inside <think></think>, then give the final answer inside <answer></answer> "
+    "as \\boxed{...}."
+)
+SPEC = {
+    "name": "math_reward",
+    "combine": "sum",
+    "terms": [
+        {"reward": "math_accuracy", "weight": 1.0},
+        {"reward": "tag_format", "weight": 0.5, "params": {"tags": ["think", "answer"]}},
+        {"reward": "soft_overlong", "params": {"max_length": 512, "cache": 128}},  # tokens (completion_ids)
+    ],
+}
+
+
+def load_dataset(conversational: bool):
+    from datasets import Dataset
+
+    rows, seen = [], set()
+    for line in (HERE / "math.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        question = row["prompt"] if isinstance(row["prompt"], str) else row["prompt"][-1]["content"]
+        if question in seen:
+            continue
+        seen.add(question)
+        prompt = (
+            [{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}]
+            if conversational else f"{SYSTEM}\n\n{question}\n"
+        )
+        rows.append({"prompt": prompt, "answer": row["answer"]})
+    return Dataset.from_list(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", default="Qwen/Qwen2.5-0.5B-Instruct", help="a hub name or a local path")
+    parser.add_argument("--steps", type=int, default=200)
+    parser.add_argument("--output-dir", default="grpo-rewardkit")
+    parser.add_argument("--plain", action="store_true", help="plain-text prompts instead of chat messages")
+    parser.add_argument("--async-reward", action="store_true", help="pass the reward's async variant")
+    args = parser.parse_args()
+
+    from trl import GRPOConfig, GRPOTrainer
+
+    reward = rk.build_reward(SPEC)
+    config = GRPOConfig(
+        output_dir=args.output_dir,
+        max_steps=args.steps,
+        per_device_train_batch_size=8,
+        num_generations=8,
+        max_completion_length=512,
+        learning_rate=1e-6,
+        logging_steps=5,
+        bf16=True,
+        report_to="none",
+    )
+    trainer = GRPOTrainer(
+        model=args.model,
+        reward_funcs=[reward.as_async() if args.async_reward else reward],
+        args=config,
+        train_dataset=load_dataset(conversational=not args.plain),
+    )
+    try:
+        trainer.train()
+    finally:
+        reward.close()
+    trainer.save_model(args.output_dir)
+
+
+if __name__ == "__main__":
+    main()
