@@ -80,7 +80,7 @@ def test_misspelled_hook_fails_loudly(host):
         register("x", MCQVerifier)
 
     plugin.register_verifier = register_verifier
-    with pytest.raises(rk.PluginError, match="unknown hook 'register_verifier'.*register_verifiers"):
+    with pytest.raises(rk.PluginError, match="plugin 'typo_plugin': unknown hook 'register_verifier'.*register_verifiers"):
         host.register(plugin)
     assert host.pm.get_plugin("typo_plugin") is None
     assert "x" not in host.registries.verifiers

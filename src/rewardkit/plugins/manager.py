@@ -108,7 +108,9 @@ def _check_pending(pm: pluggy.PluginManager) -> None:
         pm.check_pending()
     except pluggy.PluginValidationError as exc:
         known = ", ".join(sorted(n for n in dir(hookspecs) if n.startswith("register_")))
-        raise PluginError(f"{exc} (rewardkit hooks are: {known})") from exc
+        name = pm.get_name(exc.plugin) if exc.plugin is not None else None
+        where = f"plugin {name!r}: " if name else ""
+        raise PluginError(f"{where}{exc} (rewardkit hooks are: {known})") from exc
 
 
 def _version_of(dist: str) -> str | None:
