@@ -183,3 +183,13 @@ def test_sandbox_and_shaper_hooks_fill_their_registries(host):
             rk.get_sandbox("echo", lable="x")
     finally:
         rk_host.unregister(name="echo-plugin")
+
+
+def test_plugin_without_any_marked_hook_fails_loudly(host):
+    forgot_marker = types.ModuleType("forgot_marker")
+    forgot_marker.register_rewards = lambda register: register("never", len)
+    with pytest.raises(rk.PluginError, match="'forgot_marker' implements no rewardkit hook; register_rewards must be"):
+        host.register(forgot_marker)
+    with pytest.raises(rk.PluginError, match="'empty' implements no rewardkit hook$"):
+        host.register(object(), name="empty")
+    assert host.pm.get_plugin("forgot_marker") is None and "never" not in host.registries.rewards

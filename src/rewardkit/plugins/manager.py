@@ -5,9 +5,10 @@ from __future__ import annotations
 import importlib
 import os
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
-from typing import Any, Iterable
+from typing import Any
 
 import pluggy
 
@@ -101,6 +102,11 @@ def _register(pm: pluggy.PluginManager, plugin: Any, name: str) -> None:
         raise PluginError(f"plugin {name!r} cannot be registered: {exc}") from exc
     except pluggy.PluginValidationError as exc:
         raise PluginError(f"plugin {name!r} is invalid: {exc}") from exc
+    if not pm.get_hookcallers(plugin):
+        pm.unregister(name=name)
+        unmarked = sorted(n for n in dir(hookspecs) if n.startswith("register_") and callable(getattr(plugin, n, None)))
+        hint = f"; {', '.join(unmarked)} must be decorated with @rewardkit.hookimpl" if unmarked else ""
+        raise PluginError(f"plugin {name!r} implements no rewardkit hook{hint}")
 
 
 def _check_pending(pm: pluggy.PluginManager) -> None:
