@@ -105,6 +105,9 @@ REJECT = [
     ("answer_only_inside_unfinished_reasoning", "<think>the answer is B</think>", "B", CAPITALS, False,
      "no_answer"),
     ("reference_not_an_option", "Answer: B", "F", CAPITALS, False, "invalid_reference"),
+    ("reference_index_out_of_range", "Answer: B", 4, CAPITALS, False, "invalid_reference"),
+    ("reference_several_letters", "Answer: A", "AC", CAPITALS, False, "invalid_reference"),
+    ("reference_of_wrong_type", "Answer: B", None, CAPITALS, False, "invalid_reference"),
 ]
 
 
@@ -247,3 +250,8 @@ def test_random_token_soup_never_crashes_and_keeps_invariants(seed):
             assert verdict.score == 0.0
         if verdict.status == "hedged":
             assert len(verdict.details["letters"]) > 1
+
+
+def test_numpy_integer_reference_is_an_index():
+    np = pytest.importorskip("numpy")
+    assert MCQVerifier().verify("Answer: B", np.int64(1), options=CAPITALS).correct

@@ -18,6 +18,7 @@ Every regex is free of nested unbounded quantifiers, and every span is capped, s
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -372,8 +373,10 @@ class MCQVerifier(Verifier):
         return [str(o) for o in raw]
 
     def _gold(self, reference: Any, reader: ChoiceReader) -> str | None:
-        if isinstance(reference, int) and not isinstance(reference, bool):
-            return reader.valid[reference] if 0 <= reference < len(reader.valid) else None
+        """The gold letter from a letter, a 0-based index (int or numpy integer) or an option's text."""
+        if hasattr(reference, "__index__") and not isinstance(reference, bool):
+            index = operator.index(reference)
+            return reader.valid[index] if 0 <= index < len(reader.valid) else None
         if not isinstance(reference, str):
             return None
         m = re.fullmatch(r"\s*[(\[]?([A-Za-z])[)\].]?\s*", reference)
@@ -382,4 +385,7 @@ class MCQVerifier(Verifier):
             return letter if letter in reader.valid else None
         choices, _ = reader.read(reference, whole=True)
         letters = {c.letter for c in choices}
-        return letters.pop() if len(letters) == 1 and next(iter(letters)) in reader.valid else None
+        if len(letters) != 1:
+            return None
+        letter = letters.pop()
+        return letter if len(letter) == 1 and letter in reader.valid else None
