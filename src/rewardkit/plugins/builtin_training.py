@@ -45,4 +45,6 @@ def _load(path: str | Path, device: str, dtype: str) -> tuple[Any, Any]:
 
 @hookimpl
 def register_rewards(register: Register) -> None:
-    register("kd_logprob", kd_logprob)
+    from rewardkit.rewards.spec import reward_factory
+
+    register("kd_logprob", reward_factory(kd_logprob))

@@ -43,6 +43,7 @@ class DataConfig:
     path: str | None = None
     prompt_field: str = "prompt"
     eval_size: int = 0  # prompts held out for greedy evaluation (0: none)
+    eval_train_prompts: bool = False  # also evaluate greedily on the training prompts ("eval_train/...")
 
 
 @dataclass(frozen=True)
@@ -273,8 +274,17 @@ def _check_semantics(config: TrainConfig) -> None:
     _positive("config.grpo.learning_rate", g.learning_rate)
     _positive("config.grpo.beta", g.beta, strict=False)
     _positive("config.grpo.epsilon", g.epsilon, strict=False)
-    if config.lora.enabled:
-        _positive("config.lora.r", config.lora.r)
+    for where, lora in (("config.lora", config.lora),
+                        ("config.codistill.teacher_lora", config.codistill.teacher_lora if config.codistill else None)):
+        if lora is None or not lora.enabled:
+            continue
+        _positive(f"{where}.r", lora.r)
+        if isinstance(lora.layers, str) and lora.layers not in ("all", "top_half", "bottom_half"):
+            raise ConfigError(f"{where}.layers: expected 'all', 'top_half', 'bottom_half' or a list of layer "
+                              f"indices, got {lora.layers!r}")
+        if isinstance(lora.target_modules, str) and lora.target_modules not in ("attention", "mlp", "all"):
+            raise ConfigError(f"{where}.target_modules: expected 'attention', 'mlp', 'all' or a list of module "
+                              f"names (q_proj, ...), got {lora.target_modules!r}")
     if config.warmup.steps < 0:
         raise ConfigError(f"config.warmup.steps: expected >= 0, got {config.warmup.steps}")
     if config.codistill is not None:

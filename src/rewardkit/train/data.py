@@ -11,13 +11,14 @@ from rewardkit._errors import ConfigError
 
 
 def addition_task(max_operand: int = 9, chat: bool = False) -> list[dict[str, Any]]:
-    """Every ``a+b=`` with ``0 <= a, b <= max_operand``; the answer is the sum as text."""
+    """Every ``a+b=`` with ``0 <= a, b <= max_operand``; ``answer`` is the sum (the verifiers' reference),
+    ``target`` the completion a supervised warm-up teaches (``answer:7``, a form the math verifier reads)."""
     rows = []
     for a in range(max_operand + 1):
         for b in range(max_operand + 1):
             text = f"{a}+{b}="
             prompt: Any = [{"role": "user", "content": text}] if chat else text
-            rows.append({"prompt": prompt, "answer": str(a + b)})
+            rows.append({"prompt": prompt, "answer": str(a + b), "target": f"answer:{a + b}"})
     return rows
 
 

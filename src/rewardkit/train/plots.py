@@ -42,8 +42,10 @@ def reward_panel(ax: Any, metrics: list[dict[str, Any]], evals: list[dict[str, A
     for label in labels:
         ax.plot(steps, smooth([m.get(f"reward/{label}/mean", math.nan) for m in metrics], window),
                 label=f"{label} (train)", alpha=0.8)
-    for key in sorted({k for e in evals for k in e if k.startswith("eval/")}):
-        ax.plot([e["step"] for e in evals], [e[key] for e in evals], "o--", label=f"{key} (greedy, held out)")
+    for key in sorted({k for e in evals for k in e if k.startswith(("eval/", "eval_train/"))}):
+        where = "held-out prompts" if key.startswith("eval/") else "training prompts"
+        points = [(e["step"], e[key]) for e in evals if key in e]
+        ax.plot([p[0] for p in points], [p[1] for p in points], "o--", label=f"{key} (greedy, {where})")
     ax.set_xlabel("step")
     ax.set_ylabel("reward")
     ax.set_title(f"reward (moving average over {window} steps)")

@@ -57,6 +57,9 @@ class GRPOTrainer:
         else:
             self.reward_terms = resolve_rewards(cfg.rewards)
         self.resuming = resume_from is not None
+        # a resumed run reuses the warmed-up model saved next to its checkpoint
+        self._resume_root = (self.output_dir if resume_from is None or str(resume_from) == "latest"
+                             else Path(resume_from).parent)
         base, self.tokenizer = self._load_warmed_up(cfg.model, "policy", self.resuming)
         self.model = apply_lora(base, cfg.lora)
         self.model.train()
@@ -77,8 +80,10 @@ class GRPOTrainer:
         """Load the model; run the supervised warm-up once and keep its result, so a resume reuses it."""
         cfg = self.config
         saved = self.output_dir / f"{WARMED_UP_DIR}-{name}"
-        if cfg.warmup.steps and resuming and saved.is_dir():
-            model_config = type(model_config)(path=str(saved), dtype=model_config.dtype, device=model_config.device)
+        previous = self._resume_root / saved.name
+        if cfg.warmup.steps and resuming and previous.is_dir():
+            model_config = type(model_config)(path=str(previous), dtype=model_config.dtype,
+                                              device=model_config.device)
             return load_model(model_config, self.output_dir, cfg.seed, name)
         model, tokenizer = load_model(model_config, self.output_dir, cfg.seed, name)
         if cfg.warmup.steps:
@@ -182,15 +187,15 @@ class GRPOTrainer:
         """Run until ``steps`` (default ``grpo.steps``) training steps are done in total."""
         cfg = self.config
         target = cfg.grpo.steps if steps is None else steps
-        if self.eval_rows and self.step == 0:
+        if self._wants_eval() and self.step == 0:
             self._record_eval()
         while self.step < target:
             self.train_step()
-            if cfg.logging.eval_every and self.eval_rows and self.step % cfg.logging.eval_every == 0:
+            if cfg.logging.eval_every and self._wants_eval() and self.step % cfg.logging.eval_every == 0:
                 self._record_eval()
             if cfg.logging.save_every and self.step % cfg.logging.save_every == 0:
                 self.save_checkpoint()
-        if self.eval_rows and (not cfg.logging.eval_every or self.step % cfg.logging.eval_every):
+        if self._wants_eval() and (not cfg.logging.eval_every or self.step % cfg.logging.eval_every):
             self._record_eval()
         self.save_checkpoint()
         self.finish()
@@ -209,8 +214,15 @@ class GRPOTrainer:
             out[f"eval/{label}"] = valid.mean().item() if valid.numel() else float("nan")
         return out
 
+    def _wants_eval(self) -> bool:
+        return bool(self.eval_rows) or self.config.data.eval_train_prompts
+
     def _record_eval(self) -> None:
-        row = {"step": self.step, **self.evaluate()}
+        row: dict[str, Any] = {"step": self.step}
+        if self.eval_rows:
+            row.update(self.evaluate())
+        if self.config.data.eval_train_prompts:
+            row.update({k.replace("eval/", "eval_train/"): v for k, v in self.evaluate(self.train_rows).items()})
         with open(self.output_dir / "eval.jsonl", "a") as fh:
             fh.write(json.dumps(row) + "\n")
         self.history.append(row)
