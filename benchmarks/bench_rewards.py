@@ -17,13 +17,12 @@ Each figure is the best of ``--repeats`` runs; ratios are against the per-sample
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTION = "## Rewards (benchmarks/bench_rewards.py)"
@@ -85,10 +84,12 @@ def main() -> None:
     lines = [
         SECTION,
         "",
-        f"Best of {args.repeats} runs per variant, {os.cpu_count()} CPUs ({platform.machine()}, Python "
-        f"{platform.python_version()}, load average {os.getloadavg()[0]:.1f} at the start), math verifier pool "
-        f"of {verifier.pool.size} workers. Speed-ups are against the per-sample verify() loop over the same "
-        f"verifier on the same rows, measured in the same run.",
+        (
+            f"Best of {args.repeats} runs per variant, {os.cpu_count()} CPUs ({platform.machine()}, Python "
+            f"{platform.python_version()}, load average {os.getloadavg()[0]:.1f} at the start), math verifier "
+            f"pool of {verifier.pool.size} workers. Speed-ups are against the per-sample verify() loop over the "
+            f"same verifier on the same rows, measured in the same run."
+        ),
     ]
     inputs = [
         ("answers in an equal but different form: each needs a symbolic comparison in the worker pool", False),
@@ -118,7 +119,7 @@ def run_cases(samples: int, verbatim: bool, repeats: int, accuracy, composite, v
         for r in rows:
             try:
                 out.append(float(verify(parse(f"${r['answer']}$"), parse(r["completion"]))))
-            except Exception:
+            except Exception:  # noqa: BLE001 - a hand-written reward scores any failure 0
                 out.append(0.0)
         return out
 
@@ -144,8 +145,11 @@ def run_cases(samples: int, verbatim: bool, repeats: int, accuracy, composite, v
     ]
     for label, (seconds, _, _) in results.items():
         lines.append(f"| {label} | {seconds:.3f} | {samples / seconds:,.0f} | {baseline_seconds / seconds:.2f}x |")
-    lines += ["", f"The batched reward's scores equal per-sample verify()'s on {agree:.0%} of rows; mean accuracy "
-              f"{statistics.mean(batched_scores):.3f} (expected 0.750)."]
+    summary = (
+        f"The batched reward's scores equal per-sample verify()'s on {agree:.0%} of rows; mean accuracy "
+        f"{statistics.mean(batched_scores):.3f} (expected 0.750)."
+    )
+    lines += ["", summary]
     return lines
 
 

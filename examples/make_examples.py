@@ -250,7 +250,7 @@ def code_completion(style: str, good: str, buggy: str):
 def make_code(count: int) -> list[dict]:
     rows = []
     for i in range(count):
-        question, entry, good, buggy, checks = CODE_TASKS[i % len(CODE_TASKS)]
+        question, _entry, good, buggy, checks = CODE_TASKS[i % len(CODE_TASKS)]
         style = CODE_STYLES[(i // len(CODE_TASKS)) % len(CODE_STYLES)]
         completion = code_completion(style, good, buggy)
         tests = "\n".join(f"assert {check}" for check in checks)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from reward_helpers import CountingVerifier, RewardTestPlugin
+
 from rewardkit.rewards.verifier_rewards import clear_verdict_memo
 
 

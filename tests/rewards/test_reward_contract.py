@@ -9,9 +9,9 @@ import multiprocessing
 import pickle
 
 import pytest
+from reward_helpers import CountingVerifier, column_value, length_reward
 
 import rewardkit as rk
-from reward_helpers import CountingVerifier, column_value, length_reward
 from rewardkit.rewards.verifier_rewards import shared_verifier_count
 
 PLAIN = [
@@ -197,11 +197,14 @@ def test_plain_function_terms_must_return_one_value_per_completion(test_plugin):
 def test_log_metric_reports_components():
     reward = rk.build_reward({"name": "acc_fmt", "combine": "sum",
                               "terms": ["math_accuracy", {"reward": "tag_format", "weight": 0.5}]})
-    metrics = {}
+    metrics, extra = {}, {}
     with reward:
         reward(prompts=["q"] * 4, completions=PLAIN, answer=["42"] * 4,
-               log_metric=lambda name, value: metrics.__setitem__(name, value))
+               log_metric=lambda name, value: metrics.__setitem__(name, value),
+               log_extra=lambda column, values: extra.__setitem__(column, values))
     assert metrics == {"rewards/acc_fmt/math_accuracy/mean": 0.25, "rewards/acc_fmt/tag_format/mean": 0.5}
+    # verdict statuses go to TRL's completions table, one per completion
+    assert extra == {"acc_fmt/math_accuracy/status": ["ok", "ok", "hedged", "no_answer"]}
 
 
 def test_length_reward_helper_is_plain(test_plugin):

@@ -5,8 +5,11 @@ from __future__ import annotations
 import asyncio
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, TypeVar
+
+from typing_extensions import Self
 
 from rewardkit._errors import ConfigError
 from rewardkit.rewards.batch import Batch
@@ -54,6 +57,9 @@ def mean_of(values: list[float | None]) -> float | None:
     return sum(present) / len(present) if present else None
 
 
+R = TypeVar("R", bound="Reward")
+
+
 class Reward:
     """Base class of rewardkit's reward callables.
 
@@ -83,12 +89,17 @@ class Reward:
         return scored.values
 
     def _log(self, batch: Batch, scored: Scored) -> None:
-        if batch.log_metric is None or len(scored.components) < 2:
-            return
-        for label, values in scored.components.items():
-            mean = mean_of(values)
-            if mean is not None:
-                batch.log_metric(f"rewards/{self.name}/{label}/mean", mean)
+        """Report components through TRL's ``log_metric`` and verdict statuses through ``log_extra``."""
+        composite = len(scored.components) > 1
+        if batch.log_metric is not None and composite:
+            for label, values in scored.components.items():
+                mean = mean_of(values)
+                if mean is not None:
+                    batch.log_metric(f"rewards/{self.name}/{label}/mean", mean)
+        if batch.log_extra is not None:
+            for label, statuses in scored.statuses.items():
+                column = f"{self.name}/{label}/status" if composite else f"{self.name}/status"
+                batch.log_extra(column, list(statuses))
 
     def as_async(self) -> AsyncReward:
         """This reward as a coroutine function (TRL runs async rewards concurrently, off its main thread)."""
@@ -97,7 +108,7 @@ class Reward:
     def close(self) -> None:
         """Release verifiers and workers this reward holds. Safe to call twice; the reward stays usable."""
 
-    def __enter__(self) -> Reward:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from rewardkit._errors import ConfigError
 from rewardkit.rewards.base import Reward, Scored, mean_of

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Mapping, Sequence
+from typing import Any, ClassVar
 
 from rewardkit._errors import ConfigError
 from rewardkit.rewards.base import Reward, Scored

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from rewardkit._errors import ConfigError
 from rewardkit.rewards.base import Reward, Scored

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import functools
 import inspect
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from rewardkit._errors import ConfigError
 from rewardkit.plugins.registry import Registries

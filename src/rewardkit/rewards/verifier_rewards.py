@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from rewardkit._errors import ConfigError
 from rewardkit.rewards.base import Reward, Scored
@@ -193,7 +194,7 @@ class VerifierReward(Reward):
     def __del__(self) -> None:
         try:
             self.close()
-        except Exception:
+        except Exception:  # noqa: BLE001, S110 - at interpreter exit the verifier may already be gone
             pass
 
 
