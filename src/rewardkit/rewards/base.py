@@ -7,12 +7,13 @@ import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
-
-from typing_extensions import Self
+from typing import TYPE_CHECKING, Any
 
 from rewardkit._errors import ConfigError
 from rewardkit.rewards.batch import Batch
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 @dataclass
@@ -55,9 +56,6 @@ class Scored:
 def mean_of(values: list[float | None]) -> float | None:
     present = [v for v in values if v is not None and not math.isnan(v)]
     return sum(present) / len(present) if present else None
-
-
-R = TypeVar("R", bound="Reward")
 
 
 class Reward:
