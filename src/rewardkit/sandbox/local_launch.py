@@ -63,21 +63,19 @@ def detect_isolation(requested: str) -> str:
         raise SandboxError("local sandbox: isolation='bwrap' but bubblewrap is not installed (apt install bubblewrap)")
     if requested == "unshare" and not has_unshare:
         raise SandboxError("local sandbox: isolation='unshare' needs util-linux unshare and root")
+    if requested == "auto" and not (has_bwrap or has_unshare):
+        raise SandboxError(
+            "local sandbox: no isolation tool found: install bubblewrap (apt install bubblewrap), or run as "
+            "root with util-linux unshare, or opt in to rlimits-only runs with isolation='rlimits' (no "
+            "namespaces: the program can see the network, your files and your processes)"
+        )
     if missing_common:
         raise SandboxError(
             f"local sandbox: missing {', '.join(missing_common)} (util-linux), needed to apply limits"
         )
     if requested in ("bwrap", "unshare"):
         return requested
-    if has_bwrap:
-        return "bwrap"
-    if has_unshare:
-        return "unshare"
-    raise SandboxError(
-        "local sandbox: no isolation tool found: install bubblewrap (apt install bubblewrap), or run as root "
-        "with util-linux unshare, or opt in to rlimits-only runs with isolation='rlimits' (no namespaces: "
-        "the program can see the network, your files and your processes)"
-    )
+    return "bwrap" if has_bwrap else "unshare"
 
 
 def python_prefixes() -> list[str]:

@@ -91,12 +91,15 @@ class LocalSandbox(Sandbox):
         blobs = {_check_rel(name): (data.encode() if isinstance(data, str) else bytes(data)) for name, data in files.items()}
         for name in collect:
             _check_rel(name)
+        if collect and self.isolation == "unshare":
+            raise SandboxError("local sandbox: collect is not supported with isolation='unshare' (use bwrap)")
         uid = self._next_uid() if self._root and self.isolation != "rlimits" else None
         host_scratch = None
         fds: dict[str, int] = {}
         try:
             if self.isolation != "bwrap" or collect:
-                host_scratch = _host_scratch(blobs)
+                # unshare mounts a tmpfs over /tmp before copying the files in: stage them elsewhere
+                host_scratch = _host_scratch(blobs, "/var/tmp" if self.isolation == "unshare" else None)
             else:
                 fds = {name: _memfd(name, data) for name, data in blobs.items()}
             launch = self._launch(command, fds, limits, uid, host_scratch)
@@ -182,7 +185,7 @@ class LocalSandbox(Sandbox):
             self._closed = True
             live = list(self._live)
         for proc in live:
-            _kill_tree(proc)
+            _kill_tree(proc, close_streams=False)
 
 
 def _check_rel(name: str) -> str:
@@ -201,8 +204,8 @@ def _memfd(name: str, data: bytes) -> int:
     return fd
 
 
-def _host_scratch(blobs: Mapping[str, bytes]) -> str:
-    root = tempfile.mkdtemp(prefix="rk-local-")
+def _host_scratch(blobs: Mapping[str, bytes], parent: str | None = None) -> str:
+    root = tempfile.mkdtemp(prefix="rk-local-", dir=parent if parent and os.path.isdir(parent) else None)
     os.chmod(root, 0o1777)
     for rel, data in blobs.items():
         path = os.path.join(root, rel)
@@ -244,7 +247,8 @@ def _rlimit_setter(limits: Limits):  # type: ignore[no-untyped-def]
 def _pump(proc: subprocess.Popen[bytes], data: bytes, deadline: float, cap: int) -> tuple[bytes, bytes, bool, bool]:
     """Feed stdin, read stdout/stderr up to ``cap`` bytes each, until both close or the deadline."""
     assert proc.stdin and proc.stdout and proc.stderr
-    chunks: dict[int, list[bytes]] = {proc.stdout.fileno(): [], proc.stderr.fileno(): []}
+    out_fd, err_fd, stdin_fd = proc.stdout.fileno(), proc.stderr.fileno(), proc.stdin.fileno()
+    chunks: dict[int, list[bytes]] = {out_fd: [], err_fd: []}
     sizes = dict.fromkeys(chunks, 0)
     truncated = timed_out = False
     sel = selectors.DefaultSelector()
@@ -252,7 +256,6 @@ def _pump(proc: subprocess.Popen[bytes], data: bytes, deadline: float, cap: int)
         os.set_blocking(fd, False)
         sel.register(fd, selectors.EVENT_READ)
     view = memoryview(data)
-    stdin_fd = proc.stdin.fileno()
     if view:
         os.set_blocking(stdin_fd, False)
         sel.register(stdin_fd, selectors.EVENT_WRITE)
@@ -260,7 +263,7 @@ def _pump(proc: subprocess.Popen[bytes], data: bytes, deadline: float, cap: int)
         proc.stdin.close()
     open_reads = len(chunks)
     try:
-        while open_reads:
+        while open_reads and not truncated:
             left = deadline - time.monotonic()
             if left <= 0:
                 timed_out = True
@@ -270,7 +273,7 @@ def _pump(proc: subprocess.Popen[bytes], data: bytes, deadline: float, cap: int)
                 if fd == stdin_fd:
                     try:
                         view = view[os.write(fd, view[:65536]):]
-                    except (BrokenPipeError, OSError):
+                    except OSError:
                         view = view[:0]
                     if not view:
                         sel.unregister(fd)
@@ -280,38 +283,53 @@ def _pump(proc: subprocess.Popen[bytes], data: bytes, deadline: float, cap: int)
                     block = os.read(fd, 65536)
                 except BlockingIOError:
                     continue
+                except OSError:  # closed under us by close()
+                    block = b""
                 if not block:
                     sel.unregister(fd)
                     open_reads -= 1
                     continue
                 room = cap - sizes[fd]
                 if len(block) > room:
-                    chunks[fd].append(block[:room])
-                    sizes[fd] = cap
-                    truncated = True
-                    return _joined(proc, chunks), *_err(proc, chunks), truncated, timed_out
+                    block, truncated = block[:room], True
                 chunks[fd].append(block)
                 sizes[fd] += len(block)
+                if truncated:
+                    break
     finally:
         sel.close()
         if not proc.stdin.closed:
             proc.stdin.close()
-    return _joined(proc, chunks), *_err(proc, chunks), truncated, timed_out
+    return b"".join(chunks[out_fd]), b"".join(chunks[err_fd]), truncated, timed_out
 
 
-def _joined(proc: subprocess.Popen[bytes], chunks: dict[int, list[bytes]]) -> bytes:
-    assert proc.stdout
-    return b"".join(chunks[proc.stdout.fileno()])
+def _children(pid: int) -> list[int]:
+    """Direct children of ``pid`` (scanning /proc: the ``children`` file needs CONFIG_PROC_CHILDREN)."""
+    found: list[int] = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()
+        if len(fields) > 1 and int(fields[1]) == pid:
+            found.append(int(entry))
+    return found
 
 
-def _err(proc: subprocess.Popen[bytes], chunks: dict[int, list[bytes]]) -> tuple[bytes]:
-    assert proc.stderr
-    return (b"".join(chunks[proc.stderr.fileno()]),)
-
-
-def _kill_tree(proc: subprocess.Popen[bytes]) -> None:
-    """SIGKILL the launcher's process group; the PID namespace (and everything in it) dies with it."""
+def _kill_tree(proc: subprocess.Popen[bytes], close_streams: bool = True) -> None:
+    """SIGKILL the launcher's child first (the PID namespace's init: everything in it dies with it),
+    then the launcher's process group. The child's parent-death signal cannot be relied on: dropping
+    privileges with setpriv clears it."""
     if proc.returncode is None:
+        for child in _children(proc.pid):
+            try:
+                os.kill(child, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -320,6 +338,8 @@ def _kill_tree(proc: subprocess.Popen[bytes]) -> None:
             proc.kill()
         except ProcessLookupError:
             pass
+    if not close_streams:  # another thread is reading them: it sees EOF once the tree is dead
+        return
     for stream in (proc.stdout, proc.stderr, proc.stdin):
         if stream is not None and not stream.closed:
             try:

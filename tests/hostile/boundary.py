@@ -1,0 +1,142 @@
+"""The outer disposable boundary the hostile suite runs in: own PID, network and mount namespaces, a
+private /tmp, and a fresh cgroup capping processes and memory. Should the sandbox under test fail,
+a fork bomb or ``kill(-1)`` still stays inside it, and everything in it is killed on the way out.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import uuid
+from dataclasses import dataclass
+
+MARKER_ENV = "RK_HOSTILE_BOUNDARY"
+CGROUP_PREFIX = "rkhostile."
+_V1 = ("/sys/fs/cgroup/pids", "/sys/fs/cgroup/memory")
+_V2 = "/sys/fs/cgroup"
+
+
+@dataclass
+class Cgroup:
+    """A cgroup (v1 pids+memory pair, or one v2 group) with caps on processes and memory."""
+
+    dirs: list[str]
+    version: int
+
+    @classmethod
+    def create(cls, pids_max: int, memory_bytes: int) -> Cgroup:
+        name = CGROUP_PREFIX + uuid.uuid4().hex[:10]
+        if all(os.path.isdir(d) for d in _V1):
+            pids, memory = (os.path.join(d, name) for d in _V1)
+            os.mkdir(pids)
+            os.mkdir(memory)
+            group = cls([pids, memory], 1)
+            _write(os.path.join(pids, "pids.max"), str(pids_max))
+            _write(os.path.join(memory, "memory.limit_in_bytes"), str(memory_bytes))
+            return group
+        controllers = _read(os.path.join(_V2, "cgroup.controllers")).split()
+        if "pids" in controllers and "memory" in controllers:
+            _write(os.path.join(_V2, "cgroup.subtree_control"), "+pids +memory")
+            path = os.path.join(_V2, name)
+            os.mkdir(path)
+            group = cls([path], 2)
+            _write(os.path.join(path, "pids.max"), str(pids_max))
+            _write(os.path.join(path, "memory.max"), str(memory_bytes))
+            _write(os.path.join(path, "memory.swap.max"), "0")
+            return group
+        raise OSError("no usable cgroup (v1 pids+memory or v2 with the pids and memory controllers)")
+
+    def enter_command(self) -> str:
+        """Shell that moves the current shell ($$) into the group."""
+        return " && ".join(f'echo $$ > "{d}/cgroup.procs"' for d in self.dirs)
+
+    def pids(self) -> list[int]:
+        found: set[int] = set()
+        for d in self.dirs:
+            try:
+                found.update(int(x) for x in _read(os.path.join(d, "cgroup.procs")).split())
+            except OSError:
+                pass
+        return sorted(found)
+
+    def destroy(self) -> None:
+        for _ in range(50):
+            left = self.pids()
+            if not left:
+                break
+            for pid in left:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.05)
+        for d in self.dirs:
+            try:
+                os.rmdir(d)
+            except OSError:
+                pass
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w") as fh:
+        fh.write(text)
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path) as fh:
+            return fh.read()
+    except FileNotFoundError:
+        return ""
+
+
+def unavailable_reason() -> str | None:
+    """Why the boundary cannot be built here, or None when it can."""
+    if os.geteuid() != 0:
+        return "the hostile-code boundary needs root (namespaces and cgroups)"
+    if shutil.which("unshare") is None:
+        return "the hostile-code boundary needs util-linux unshare"
+    if not (all(os.path.isdir(d) for d in _V1) or os.path.exists(os.path.join(_V2, "cgroup.controllers"))):
+        return "the hostile-code boundary needs a writable cgroup hierarchy (v1 pids+memory or v2)"
+    return None
+
+
+def run_inside(argv: list[str], *, env: dict[str, str], timeout: float, pids_max: int = 1024,
+               memory_bytes: int = 6 << 30, cwd: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``argv`` inside a fresh boundary; kill everything left in it afterwards."""
+    group = Cgroup.create(pids_max, memory_bytes)
+    token = uuid.uuid4().hex
+    inner = (
+        'ip link set lo up 2>/dev/null; mount --make-rprivate / && mount -t tmpfs -o size=512m rk-boundary /tmp '
+        '&& exec "$@"'
+    )
+    script = (
+        f'{group.enter_command()} && exec unshare --pid --fork --kill-child --mount-proc --net --mount -- '
+        f'sh -c \'{inner}\' rk-boundary "$@"'
+    )
+    try:
+        return subprocess.run(
+            ["sh", "-c", script, "rk-enter", *argv],
+            env={**env, MARKER_ENV: token, "RK_HOSTILE_CGROUP": os.path.basename(group.dirs[0])},
+            capture_output=True, text=True, timeout=timeout, cwd=cwd,
+        )
+    finally:
+        group.destroy()
+
+
+def inside_boundary() -> str | None:
+    """None when this process runs inside the boundary, else what is missing."""
+    if not os.environ.get(MARKER_ENV):
+        return f"{MARKER_ENV} is not set"
+    cgroup = os.environ.get("RK_HOSTILE_CGROUP", "")
+    if not cgroup.startswith(CGROUP_PREFIX) or cgroup not in _read("/proc/self/cgroup"):
+        return "this process is not in the boundary's cgroup"
+    if [name for _, name in socket.if_nameindex() if name != "lo"]:
+        return "this process can see network interfaces other than lo"
+    if os.getpid() > 1000:
+        return "this process is not in a fresh PID namespace"
+    return None

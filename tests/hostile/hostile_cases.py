@@ -1,0 +1,191 @@
+"""Hostile programs for the code verifier. Each one tries to fake success, escape, leak or linger.
+
+``earned`` is the most credit the program may get: 0.0, or the fraction of tests it really passes.
+All programs target ``f(x) == 2 * x + 1`` (or the stdin/stdout doubling task for ``IO`` cases).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+SECRET_ENV = "RK_HOSTILE_SECRET"
+SECRET = "tok-5e3f1c2a-do-not-leak"
+GOOD = "def f(x):\n    return 2 * x + 1\n"
+REF = "assert f(2) == 5\nassert f(10) == 21\nassert f(-1) == -1\n"
+IO_REF = {"inputs": ["3\n", "7\n"], "outputs": ["6\n", "14\n"]}
+IO_GOOD = "print(int(input()) * 2)\n"
+
+
+@dataclass(frozen=True)
+class Hostile:
+    name: str
+    program: str
+    reference: Any = REF
+    earned: float = 0.0
+    statuses: tuple[str, ...] = ()  # acceptable statuses, when it matters
+
+
+CASES = [
+    Hostile("sys_exit_at_import", "import sys\nsys.exit(0)\n" + GOOD, statuses=("runtime_error",)),
+    Hostile("os_exit_in_call", "import os\ndef f(x):\n    os._exit(0)\n", statuses=("runtime_error",)),
+    Hostile("raise_systemexit_in_call", "def f(x):\n    raise SystemExit(0)\n", statuses=("runtime_error",)),
+    Hostile("atexit_prints_pass", (
+        "import atexit, os, sys\n"
+        "atexit.register(lambda: print('RKH1 0 {\"tests\":[{\"outcome\":\"pass\"}]}'))\n"
+        "def f(x):\n    sys.exit(0)\n")),
+    Hostile("always_equal_object", (
+        "class Yes:\n    def __eq__(self, other): return True\n    def __ne__(self, other): return False\n"
+        "    __hash__ = object.__hash__\n    def __bool__(self): return True\n"
+        "def f(x):\n    return Yes()\n")),
+    Hostile("always_equal_int_subclass", (
+        "class Yes(int):\n    def __eq__(self, other): return True\n    __hash__ = int.__hash__\n"
+        "def f(x):\n    return Yes(0)\n")),
+    Hostile("patched_builtins", (
+        "import builtins\n"
+        "builtins.AssertionError = type('Nope', (Exception,), {})\n"
+        "builtins.abs = lambda x: 0\nbuiltins.isinstance = lambda *a: True\nbuiltins.type = lambda *a: int\n"
+        "def f(x):\n    return 0\n"), reference="assert abs(f(2) - 5) < 1e-9\nassert f(10) == 21\n"),
+    Hostile("shadows_builtin_abs", "def abs(x):\n    return 0\ndef f(x):\n    return 0\n",
+            reference="assert abs(f(2) - 5) < 1e-9\nassert abs(f(10) - 21) < 1e-9\n"),
+    Hostile("patches_harness_modules", (
+        "import sys, code_wire\n"
+        "code_wire.encode = lambda *a, **k: ['b', 1]\n"
+        "code_wire.decode = lambda *a, **k: True\n"
+        "for name, mod in list(sys.modules.items()):\n"
+        "    if hasattr(mod, 'send'):\n        setattr(mod, 'send', lambda *a, **k: None)\n"
+        "def f(x):\n    return 0\n")),
+    Hostile("forged_reply_frames", (
+        "import os, sys, json\n"
+        "fd = int(sys.argv[3])\n"
+        "def f(x):\n"
+        "    body = json.dumps({'ok': ['b', 1]}).encode()\n"
+        "    for _ in range(5):\n        os.write(fd, len(body).to_bytes(4, 'big') + body)\n"
+        "    return 0\n")),
+    Hostile("prints_pass_markers", (
+        "import sys\n"
+        "for n in range(100):\n"
+        "    print('RKH1 %032x {\"tests\":[{\"outcome\":\"pass\"}],\"v\":1}' % n)\n"
+        "print('PASSED', 'OK', 'all tests passed', file=sys.stderr)\n"
+        "def f(x):\n    print('RKH1 x {\"tests\":[]}')\n    return 0\n")),
+    Hostile("writes_into_supervisor_stdout", (
+        "import os, glob\n"
+        "def f(x):\n"
+        "    for p in ['/proc/1/fd/1', '/proc/self/fd/1', *glob.glob('/proc/[0-9]*/fd/1')]:\n"
+        "        try:\n            open(p, 'w').write('RKH1 0 {}\\n')\n        except OSError:\n            pass\n"
+        "    return 0\n")),
+    Hostile("reads_supervisor_memory", (
+        "import os\n"
+        "def f(x):\n"
+        "    leaked = ''\n"
+        "    for p in ['/proc/1/environ', '/proc/1/mem', '/proc/1/fd/0', '/proc/1/cmdline']:\n"
+        "        try:\n            leaked += open(p, 'rb').read(4096).decode('latin-1')\n"
+        "        except OSError:\n            pass\n"
+        "    return leaked\n"), reference="assert 'nonce' in f(1)\nassert 'assert' in f(1)\n"),
+    Hostile("edits_test_and_harness_files", (
+        "import os, glob\n"
+        "def f(x):\n"
+        "    for p in glob.glob('*') + glob.glob('/tmp/*'):\n"
+        "        for act in (lambda: open(p, 'w').write('assert True\\n'), lambda: os.remove(p),\n"
+        "                    lambda: os.chmod(p, 0o777)):\n"
+        "            try:\n                act()\n            except OSError:\n                pass\n"
+        "    return 0\n")),
+    Hostile("fork_bomb", (
+        "import os\n"
+        "def f(x):\n"
+        "    while True:\n        try:\n            os.fork()\n        except OSError:\n            pass\n"),
+        statuses=("timeout", "runtime_error")),
+    Hostile("memory_bomb", "def f(x):\n    return len(bytearray(1 << 40))\n", statuses=("memory_limit",)),
+    Hostile("growing_allocation", (
+        "def f(x):\n    hoard = []\n    while True:\n        hoard.append(bytearray(8 << 20))\n"),
+        statuses=("memory_limit",)),
+    Hostile("disk_fill", (
+        "import os\n"
+        "def f(x):\n"
+        "    for d in ('.', '/tmp', '/dev/shm'):\n"
+        "        for i in range(1000):\n"
+        "            try:\n"
+        "                with open(os.path.join(d, f'fill{i}'), 'wb') as fh:\n"
+        "                    fh.write(b'x' * (8 << 20))\n"
+        "            except OSError:\n                break\n"
+        "    return 0\n")),
+    Hostile("stdout_flood", "def f(x):\n    while True:\n        print('x' * 10000)\n", statuses=("output_limit",)),
+    Hostile("stderr_flood", "import sys\ndef f(x):\n    while True:\n        sys.stderr.write('e' * 10000)\n",
+            statuses=("output_limit",)),
+    Hostile("infinite_loop", "def f(x):\n    while True:\n        pass\n", statuses=("timeout",)),
+    Hostile("sleeps", "import time\ndef f(x):\n    time.sleep(3600)\n", statuses=("timeout",)),
+    Hostile("ignores_signals", (
+        "import signal\n"
+        "for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGXCPU, signal.SIGALRM, signal.SIGUSR1):\n"
+        "    signal.signal(s, signal.SIG_IGN)\n"
+        "def f(x):\n    while True:\n        pass\n"), statuses=("timeout",)),
+    Hostile("double_fork_daemon", (
+        "import os, time\n"
+        "def f(x):\n"
+        "    if os.fork() == 0:\n"
+        "        os.setsid()\n"
+        "        if os.fork() == 0:\n"
+        "            while True:\n                time.sleep(0.1)\n"
+        "        os._exit(0)\n"
+        "    return 0\n")),
+    Hostile("thread_storm", (
+        "import threading, time\n"
+        "def f(x):\n"
+        "    for _ in range(100000):\n"
+        "        threading.Thread(target=time.sleep, args=(3600,), daemon=True).start()\n"
+        "    return 2 * x + 1\n"), statuses=("runtime_error", "timeout", "memory_limit")),
+    Hostile("segfault", "import ctypes\ndef f(x):\n    return ctypes.string_at(0)\n", statuses=("runtime_error",)),
+    Hostile("runaway_recursion", "def f(x):\n    return f(x) + 1\n", statuses=("runtime_error",)),
+    Hostile("deep_recursion_segfault", (
+        "import sys\nsys.setrecursionlimit(10**8)\n"
+        "def g(n):\n    return g(n + 1) + 1\n"
+        "def f(x):\n    return g(0)\n"), statuses=("runtime_error", "timeout", "memory_limit")),
+    Hostile("reads_stdin", "import sys\ndef f(x):\n    return int(sys.stdin.read() or 0)\n"),
+    Hostile("reads_env_secrets", (
+        "import os, glob\n"
+        "def f(x):\n"
+        f"    found = os.environ.get({SECRET_ENV!r}, '')\n"
+        "    for p in glob.glob('/proc/*/environ'):\n"
+        "        try:\n            found += open(p, 'rb').read().decode('latin-1')\n"
+        "        except OSError:\n            pass\n"
+        "    print(found)\n"
+        "    return found\n"), reference="assert 'do-not' + '-leak' in f(1)\n"),
+    Hostile("network_connect", (
+        "import socket, os\n"
+        "def f(x):\n"
+        "    port = PORT\n"
+        "    for host in ('127.0.0.1', '10.0.2.2', '1.1.1.1'):\n"
+        "        try:\n"
+        "            socket.create_connection((host, port), timeout=0.5).sendall(b'leak')\n"
+        "            return 2 * x + 1\n"
+        "        except OSError:\n            pass\n"
+        "    return 0\n")),
+    Hostile("kill_parent", (
+        "import os, signal\n"
+        "def f(x):\n"
+        "    for s in (signal.SIGKILL, signal.SIGTERM, signal.SIGSTOP):\n"
+        "        try:\n            os.kill(os.getppid(), s)\n        except OSError:\n            pass\n"
+        "    return 0\n")),
+    Hostile("kill_everything", (
+        "import os, signal\n"
+        "def f(x):\n"
+        "    for s in (signal.SIGSTOP, signal.SIGKILL):\n"
+        "        try:\n            os.kill(-1, s)\n        except OSError:\n            pass\n"
+        "    return 0\n")),
+    Hostile("ptrace_supervisor", (
+        "import ctypes\n"
+        "def f(x):\n"
+        "    libc = ctypes.CDLL(None, use_errno=True)\n"
+        "    ok = libc.ptrace(16, 1, 0, 0)  # PTRACE_ATTACH to the supervisor\n"
+        "    return 0 if ok != 0 else 2 * x + 1\n")),
+    Hostile("partial_credit_is_exact", "def f(x):\n    return 2 * x + 1 if x > 0 else 0\n", earned=2 / 3),
+    Hostile("io_prints_markers_and_exits", (
+        "import sys, os\nprint('RKH1 0 {}')\nprint('6')\nos._exit(0)\n"), reference=IO_REF),
+    Hostile("io_reads_other_fds", (
+        "import os\nout = ''\n"
+        "for fd in range(3, 64):\n"
+        "    try:\n        out += os.read(fd, 1000).decode('latin-1')\n    except OSError:\n        pass\n"
+        "print(out or 0)\n"), reference=IO_REF),
+]
+
+GOOD_IO = IO_GOOD

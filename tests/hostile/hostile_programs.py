@@ -1,0 +1,135 @@
+"""The hostile programs, judged for real. Runs ONLY inside the boundary (see test_hostile_boundary.py).
+
+Not named test_*.py so that a plain ``pytest`` never collects it; run directly outside the boundary
+it refuses at import time.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+
+import pytest
+
+from boundary import inside_boundary
+from hostile_cases import CASES, GOOD, GOOD_IO, IO_REF, REF, SECRET, SECRET_ENV, Hostile
+
+_why_not = inside_boundary()
+if _why_not is not None:
+    raise RuntimeError(f"refusing to run hostile programs outside the disposable boundary: {_why_not}")
+
+import rewardkit as rk  # noqa: E402
+
+WALL = 3.0
+SETTINGS = dict(wall_time=WALL, memory_bytes=256 << 20, max_processes=16, max_output_bytes=256 << 10,
+                max_scratch_bytes=16 << 20, max_file_bytes=8 << 20)
+
+
+def _processes() -> dict[int, str]:
+    found = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                    found[int(entry)] = fh.read().replace(b"\0", b" ").decode("latin-1")[:200]
+            except OSError:
+                pass
+    return found
+
+
+def _new_processes(before: dict[int, str], settle: float = 3.0) -> dict[int, str]:
+    end = time.monotonic() + settle
+    while True:
+        extra = {pid: cmd for pid, cmd in _processes().items() if pid not in before and pid != os.getpid()}
+        extra = {pid: cmd for pid, cmd in extra.items() if cmd}  # zombies have an empty cmdline
+        if not extra or time.monotonic() > end:
+            return extra
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def verifier():
+    os.environ[SECRET_ENV] = SECRET
+    with rk.get_verifier("code", sandbox="local", **SETTINGS) as v:
+        yield v
+
+
+@pytest.fixture(scope="module")
+def listener():
+    """A TCP server in the boundary's network namespace; the sandbox must never reach it."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    server.settimeout(0.2)
+    hits: list[bytes] = []
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                continue
+            hits.append(conn.recv(100))
+            conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield server.getsockname()[1], hits
+    stop.set()
+    thread.join(2)
+    server.close()
+
+
+def _disk_free() -> dict[str, int]:
+    return {p: shutil.disk_usage(p).free for p in ("/", "/tmp", "/dev/shm") if os.path.exists(p)}
+
+
+@pytest.mark.hostile
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_hostile_program_earns_nothing_and_leaves_nothing(case: Hostile, verifier, listener) -> None:
+    port, hits = listener
+    program = case.program.replace("PORT", str(port))
+    before, disk_before = _processes(), _disk_free()
+    started = time.monotonic()
+    verdict = verifier.verify(f"```python\n{program}```", case.reference)
+    elapsed = time.monotonic() - started
+
+    assert verdict.score <= case.earned + 1e-9, verdict
+    if case.earned:
+        assert verdict.score == pytest.approx(case.earned), verdict
+    assert not verdict.correct or case.earned == 1.0
+    if case.statuses:
+        assert verdict.status in case.statuses, verdict
+    assert not verdict.is_infrastructure_failure, verdict
+    assert elapsed < WALL + 2.0, f"{case.name} took {elapsed:.1f}s"
+    assert _new_processes(before) == {}, "processes left behind"
+    assert SECRET not in repr(verdict.to_dict()), "the secret leaked into the verdict"
+    assert hits == [], "the program reached the network"
+    for path, free in _disk_free().items():
+        assert free > disk_before[path] - (32 << 20), f"{path} lost space"
+
+    reference, good = (IO_REF, GOOD_IO) if case.reference is IO_REF else (REF, GOOD)
+    after = verifier.verify(good, reference)
+    assert (after.score, after.correct, after.status) == (1.0, True, "ok"), after
+
+
+@pytest.mark.hostile
+def test_whole_suite_in_one_parallel_batch_then_a_good_solution(verifier, listener) -> None:
+    port, hits = listener
+    before = _processes()
+    programs = [c.program.replace("PORT", str(port)) for c in CASES]
+    started = time.monotonic()
+    verdicts = verifier.verify_batch(programs, [c.reference for c in CASES])
+    elapsed = time.monotonic() - started
+    for case, verdict in zip(CASES, verdicts):
+        assert verdict.score <= case.earned + 1e-9, (case.name, verdict)
+        assert not verdict.is_infrastructure_failure, (case.name, verdict)
+    assert elapsed < len(CASES) * (WALL + 1.0)
+    assert _new_processes(before) == {}
+    assert hits == []
+    good = verifier.verify_batch([GOOD] * 8, [REF] * 8)
+    assert [v.score for v in good] == [1.0] * 8

@@ -1,0 +1,184 @@
+"""The local sandbox, for real: isolation, limits, timeouts, output caps, clean environment.
+
+Only well-behaved programs here (sleeps, loops, a flood of output, a small allocation); the hostile
+ones run inside the disposable boundary of tests/hostile.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import time
+import warnings
+
+import pytest
+
+import rewardkit as rk
+from rewardkit.sandbox.base import Limits
+from rewardkit.sandbox.local_launch import detect_isolation
+from rewardkit.sandbox.local_sandbox import LocalSandbox
+
+PY = ["python3", "-I", "-S", "-c"]
+
+
+@pytest.fixture(scope="module")
+def sandbox(request):
+    from conftest import require
+
+    require(shutil.which("bwrap") is not None, "bubblewrap (bwrap) is not installed")
+    with LocalSandbox(isolation="bwrap") as box:
+        yield box
+
+
+def run(box: LocalSandbox, code: str, **kwargs) -> rk.RunResult:
+    return box.run([*PY, code], kwargs.pop("files", {}), **kwargs)
+
+
+def test_registered_as_local_and_built_by_name() -> None:
+    assert "local" in rk.plugin_host().registries.sandboxes
+    with rk.get_sandbox("local") as box:
+        assert isinstance(box, LocalSandbox)
+        assert box.isolation in ("bwrap", "unshare")
+
+
+def test_runs_files_in_a_private_scratch_dir_with_stdin(sandbox) -> None:
+    files = {"main.py": "import sys, os\nprint(open('data/in.txt').read() + sys.stdin.read(), os.getcwd())\n",
+             "data/in.txt": b"from a file,"}
+    result = sandbox.run(["python3", "-I", "-S", "main.py"], files, stdin=b" from stdin")
+    assert result.exit_code == 0, result
+    assert result.stdout.decode().split() == ["from", "a", "file,", "from", "stdin", "/sandbox"]
+    assert result.infra_error is None and not result.timed_out
+
+
+def test_the_environment_is_built_from_scratch(sandbox, monkeypatch) -> None:
+    monkeypatch.setenv("HF_TOKEN", "hf_secret_value")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "aws-secret")
+    result = run(sandbox, "import os; print(sorted(os.environ.items()))")
+    out = result.stdout.decode()
+    assert "hf_secret_value" not in out and "aws-secret" not in out and "HF_TOKEN" not in out
+    assert "'HOME', '/sandbox'" in out
+
+
+def test_no_network(sandbox) -> None:
+    code = ("import socket\ntry:\n    socket.create_connection(('1.1.1.1', 53), timeout=2)\n    print('reached')\n"
+            "except OSError as e:\n    print('blocked', e.errno)\nprint([n for _, n in socket.if_nameindex()])")
+    out = run(sandbox, code).stdout.decode()
+    assert "blocked" in out and "reached" not in out
+    assert "['lo']" in out
+
+
+def test_the_system_is_read_only_and_the_host_invisible(sandbox, tmp_path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("host data")
+    code = (
+        "import os\n"
+        f"for p in ['/usr/rk-test', '/sandbox/../usr/x', {str(secret)!r}, '/etc/passwd']:\n"
+        "    try:\n        open(p, 'a').write('x'); print('WROTE', p)\n"
+        "    except OSError as e:\n        print('denied', p, e.errno)\n"
+        f"print('host visible' if os.path.exists({str(tmp_path)!r}) else 'host invisible')\n"
+        "print('root' if os.getuid() == 0 else 'unprivileged')\n"
+    )
+    out = run(sandbox, code).stdout.decode()
+    assert "WROTE" not in out
+    assert "host invisible" in out
+    assert secret.read_text() == "host data"
+    if os.geteuid() == 0:
+        assert "unprivileged" in out
+
+
+def test_scratch_is_writable_but_size_capped(sandbox) -> None:
+    code = ("import os\nopen('small.txt', 'w').write('ok')\nprint(open('small.txt').read())\n"
+            "try:\n    open('big.bin', 'wb').write(b'x' * (3 << 20)); print('big written')\n"
+            "except OSError as e:\n    print('full', e.errno)\n")
+    out = run(sandbox, code, limits=Limits(max_scratch_bytes=1 << 20)).stdout.decode()
+    assert out.splitlines()[0] == "ok"
+    assert "full" in out and "big written" not in out
+
+
+def test_wall_clock_timeout_kills_the_whole_tree(sandbox) -> None:
+    code = "import os, time\nfor _ in range(3):\n    os.fork()\ntime.sleep(60)"
+    started = time.monotonic()
+    result = run(sandbox, code, limits=Limits(wall_time=1.0))
+    assert time.monotonic() - started < 3.0
+    assert result.timed_out and result.exit_code is None
+    time.sleep(0.2)
+    assert not [p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p).startswith("python3 -I -S -c import os, time")]
+
+
+def _cmdline(pid: str) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return fh.read().replace(b"\0", b" ").decode("latin-1")
+    except OSError:
+        return ""
+
+
+def test_output_is_capped_and_the_run_stopped(sandbox) -> None:
+    result = run(sandbox, "while True:\n    print('y' * 1000)", limits=Limits(max_output_bytes=10_000, wall_time=5))
+    assert result.output_truncated
+    assert len(result.stdout) == 10_000
+    assert result.duration < 4
+
+
+def test_memory_limit(sandbox) -> None:
+    result = run(sandbox, "x = bytearray(200 << 20)\nprint('allocated')", limits=Limits(memory_bytes=100 << 20))
+    assert b"allocated" not in result.stdout
+    assert result.memory_exceeded and result.exit_code != 0
+
+
+def test_cpu_time_limit(sandbox) -> None:
+    result = run(sandbox, "while True:\n    pass", limits=Limits(cpu_time=1, wall_time=60))
+    assert not result.timed_out
+    assert result.signal in (signal.SIGXCPU, signal.SIGKILL), result
+
+
+def test_exit_status_and_collected_files(sandbox) -> None:
+    result = run(sandbox, "open('out.txt', 'w').write('made'); raise SystemExit(3)", collect=["out.txt", "none.txt"])
+    assert result.exit_code == 3
+    assert result.files == {"out.txt": b"made"}
+
+
+def test_bad_file_names_are_refused(sandbox) -> None:
+    for name in ("../escape.py", "/abs.py", "a/../../b"):
+        with pytest.raises(rk.SandboxError, match="relative paths"):
+            sandbox.run(["true"], {name: "x"})
+
+
+def test_missing_isolation_tools_fail_clearly_or_warn_on_opt_in(monkeypatch) -> None:
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(rk.SandboxError, match="bubblewrap"):
+        detect_isolation("auto")
+    with pytest.raises(rk.SandboxError, match="isolation must be one of"):
+        detect_isolation("chroot")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        box = LocalSandbox(isolation="rlimits")
+    assert any("WITHOUT namespaces" in str(w.message) for w in caught)
+    result = box.run([*PY, "import os; print(os.getcwd() != '/', sorted(os.environ)[:1])"], {})
+    assert result.stdout.startswith(b"True")
+
+
+def test_unshare_fallback_runs_isolated(ci_require) -> None:
+    ci_require(os.geteuid() == 0 and shutil.which("unshare") is not None, "unshare fallback needs root")
+    with LocalSandbox(isolation="unshare") as box:
+        result = box.run(["python3", "-I", "-S", "main.py"], {"main.py": (
+            "import os, socket\nprint(os.getpid(), [n for _, n in socket.if_nameindex()], sorted(os.listdir('.')))")})
+    assert result.exit_code == 0, result
+    pid, rest = result.stdout.decode().split(" ", 1)
+    assert int(pid) < 10 and "['lo']" in rest and "'main.py'" in rest
+
+
+def test_close_kills_runs_in_flight(sandbox) -> None:
+    import threading
+
+    box = LocalSandbox(isolation="bwrap")
+    results = []
+    thread = threading.Thread(target=lambda: results.append(run(box, "import time; time.sleep(30)")))
+    thread.start()
+    time.sleep(0.5)
+    box.close()
+    thread.join(5)
+    assert not thread.is_alive() and results and results[0].exit_code != 0
+    with pytest.raises(rk.SandboxError, match="closed"):
+        run(box, "print(1)")
