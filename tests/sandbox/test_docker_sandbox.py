@@ -274,6 +274,33 @@ def test_signalling_outside_the_run_does_not_break_the_sandbox(sandbox, target):
     assert py(sandbox, "print('alive')").stdout == b"alive\n"
 
 
+def test_children_cannot_kill_the_commands_first_process(sandbox):
+    """Like PID 1 of the local backend's namespace: a signal to it is dropped; to its group or -1, ESRCH."""
+    child = (
+        "import os, signal\n"
+        "p = os.getppid()\n"
+        "print(os.kill(p, signal.SIGKILL))\n"
+        "for target in (-p, -1):\n"
+        "    try:\n"
+        "        os.kill(target, signal.SIGKILL)\n"
+        "    except ProcessLookupError:\n"
+        "        print('esrch')\n"
+    )
+    parent = (
+        "import subprocess, sys, signal\n"
+        "out = subprocess.run([sys.executable, 'child.py'], capture_output=True, text=True,\n"
+        "                     start_new_session=True).stdout\n"
+        "print(out.split())\n"
+        "victim = subprocess.Popen(['sleep', '30'])\n"
+        "victim.send_signal(signal.SIGKILL)\n"
+        "print('survived; my children are still mine to kill:', victim.wait())\n"
+    )
+    result = sandbox.run(["python3", "main.py"], {"main.py": parent, "child.py": child})
+    assert result.stdout.decode().splitlines() == [
+        "['None', 'esrch', 'esrch']", "survived; my children are still mine to kill: -9",
+    ]
+
+
 # -- isolation between runs ---------------------------------------------------------------------------
 
 

@@ -52,7 +52,7 @@ class DockerSandbox(Sandbox):
         pool_size: int = 2,
         limits: Limits | None = None,
         cpus: float = 1.0,
-        scratch_bytes: int = 64 << 20,
+        scratch_bytes: int | None = None,
         shm_bytes: int = 16 << 20,
         fresh_container_per_run: bool = False,
         env: Mapping[str, str] | None = None,
@@ -73,7 +73,8 @@ class DockerSandbox(Sandbox):
         self._require_image()
         spec = ContainerSpec(
             image=image, memory_bytes=self.limits.memory_bytes, pids=self.limits.max_processes, cpus=cpus,
-            tmpfs_bytes=scratch_bytes, shm_bytes=shm_bytes, uid=SANDBOX_UID,
+            tmpfs_bytes=scratch_bytes or getattr(self.limits, "max_scratch_bytes", 64 << 20),
+            shm_bytes=shm_bytes, uid=SANDBOX_UID,
         )
         self.pool = ContainerPool(self.client, spec, pool_size)
 

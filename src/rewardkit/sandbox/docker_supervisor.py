@@ -98,6 +98,69 @@ def kill_everything(deadline_s=5.0):
         time.sleep(0.002)
 
 
+# Syscall numbers of the ways to signal a process, per audit arch: (kill, tgkill, rt_sigqueueinfo,
+# rt_tgsigqueueinfo, pidfd_open) are checked by target; (tkill, pidfd_send_signal) are refused outright
+# (one takes any thread id, the other also takes /proc/<pid> fds; libc uses neither for raise()).
+SIGNAL_SYSCALLS = {
+    0xC000003E: ((62, 234, 129, 297, 434), (200, 424)),  # x86_64
+    0xC00000B7: ((129, 131, 138, 240, 434), (130, 424)),  # aarch64
+}
+EPERM, ESRCH = 1, 3
+RET_ALLOW, RET_ERRNO, RET_KILL = 0x7FFF0000, 0x00050000, 0x80000000
+
+
+def signal_guard_program(arch, protected):
+    """A seccomp BPF program: nobody under it can signal ``protected``, the command's first process.
+
+    That process plays the part PID 1 plays in the local backend's namespace, and the answers mimic
+    what a process there gets when it is alone with its init: a signal to ``protected`` is dropped and
+    the call returns 0 (as the kernel does for an init), while a signal to its group or to -1 fails with
+    ESRCH (no process it may signal). tkill and pidfd_send_signal fail with EPERM. Foreign-ABI syscalls
+    (x32, i386) kill the caller.
+    """
+    checked, refused = SIGNAL_SYSCALLS[arch]
+    # (opcode, jump-if-true label, k); labels resolve to BPF's relative jump offsets below
+    code = [("ld", None, 4), ("jeq", "nr", arch), ("ret", None, RET_KILL),
+            ("ld", "nr", 0), ("jge", "kill", 0x40000000)]
+    code += [("jeq", "deny", nr) for nr in refused]
+    code += [("jeq", "args", nr) for nr in checked]
+    code += [("ret", None, RET_ALLOW), ("ld", "args", 16), ("jeq", "drop", protected),
+             ("jeq", "none", -protected & 0xFFFFFFFF), ("jeq", "none", 0xFFFFFFFF), ("ret", None, RET_ALLOW),
+             ("ret", "drop", RET_ERRNO), ("ret", "none", RET_ERRNO | ESRCH), ("ret", "deny", RET_ERRNO | EPERM),
+             ("ret", "kill", RET_KILL)]
+    where = {}
+    for index, (op, label, _k) in enumerate(code):
+        if op in ("ld", "ret") and label is not None:
+            where[label] = index
+    opcodes = {"ld": 0x20, "jeq": 0x15, "jge": 0x35, "ret": 0x06}
+    prog = []
+    for index, (op, label, k) in enumerate(code):
+        jt = where[label] - index - 1 if op in ("jeq", "jge") else 0
+        prog.append((opcodes[op], jt, 0, k))
+    return prog
+
+
+def install_signal_guard(protected):
+    """Install the guard in this process (inherited by everything it starts). False if it cannot."""
+    try:
+        import ctypes
+    except ImportError:
+        return False
+    machine = os.uname().machine
+    arch = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}.get(machine)
+    if arch is None:
+        return False
+    prog = signal_guard_program(arch, protected)
+    raw = b"".join(struct.pack("<HBBI", *ins) for ins in prog)
+    buf = ctypes.create_string_buffer(raw, len(raw))
+    fprog = struct.pack("<HxxxxxxQ", len(prog), ctypes.addressof(buf))
+    fbuf = ctypes.create_string_buffer(fprog, len(fprog))
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
+    return libc.prctl(22, 2, ctypes.addressof(fbuf), 0, 0) == 0  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+
+
 def drop_privileges(uid, gid):
     os.setgroups([])
     os.setgid(gid)
@@ -152,6 +215,8 @@ def start_program(req, stdin_fd, out_w, err_w):
         os.umask(0o022)
         os.chdir(req["scratch"])
         set_limits(req["limits"])
+        if not install_signal_guard(os.getpid()) and req.get("require_guard"):
+            raise OSError("cannot install the seccomp signal guard")
         os.dup2(stdin_fd, 0)
         os.dup2(out_w, 1)
         os.dup2(err_w, 2)
@@ -167,46 +232,57 @@ def start_program(req, stdin_fd, out_w, err_w):
     os._exit(127)
 
 
-def stdin_fd_for(data):
-    fd = os.memfd_create("stdin", 0)
-    os.write(fd, data)
-    os.lseek(fd, 0, os.SEEK_SET)
-    return fd
+def pump(pid, out_r, err_r, in_w, data, limits, started):
+    """Feed stdin, read stdout/stderr (each up to the cap) until the program exits or a limit hits.
 
-
-def pump(pid, out_r, err_r, limits, started):
-    """Read both streams until the program exits (or a limit hits); return (status, out, err, why)."""
+    Returns (wait status or None, stdout, stderr, None | "timeout" | "output")."""
     cap = limits["max_output_bytes"]
     deadline = started + limits["wall_time"]
     bufs = {out_r: bytearray(), err_r: bytearray()}
-    open_fds = [out_r, err_r]
-    status = None
+    reads = [out_r, err_r]
+    view = memoryview(data)
+    writes = [in_w] if view else []
+    if not view:
+        os.close(in_w)
+    else:
+        os.set_blocking(in_w, False)
+    status = exited_at = None
     why = None
-    exited_at = None
-    while open_fds:
+    while True:
         now = time.monotonic()
-        if why is None and now >= deadline:
+        if now >= deadline:
             why = "timeout"
-        if why is not None:
             break
         if status is None:
             got, st = os.waitpid(pid, os.WNOHANG)
             if got:
                 status, exited_at = st, now
-        if exited_at is not None and now - exited_at > 0.05:
-            break  # the program is gone; something it left behind holds the pipes open
-        wait = min(deadline - now, 0.05) if status is None else 0.01
-        ready, _, _ = select.select(open_fds, [], [], max(wait, 0))
-        for fd in ready:
+        if status is not None and (not reads or now - exited_at > 0.05):
+            break  # after 50 ms, whatever still holds the pipes is something the program left behind
+        wait = min(deadline - now, 0.05 if status is None else 0.01)
+        ready_r, ready_w, _ = select.select(reads, writes, [], max(wait, 0))
+        for fd in ready_w:
+            try:
+                view = view[os.write(fd, view[:65536]):]
+            except OSError:
+                view = view[:0]
+            if not view:
+                writes.remove(fd)
+                os.close(fd)
+        for fd in ready_r:
             chunk = os.read(fd, 65536)
             if not chunk:
-                open_fds.remove(fd)
+                reads.remove(fd)
                 continue
             buf = bufs[fd]
             room = cap - len(buf)
             buf += chunk[:max(room, 0)]
             if len(chunk) > room:
                 why = "output"
+        if why is not None:
+            break
+    for fd in writes:
+        os.close(fd)
     return status, bufs[out_r], bufs[err_r], why
 
 
@@ -312,16 +388,17 @@ def leftovers():
 
 def run(req):
     clean_before = kill_everything() and not leftovers()
-    stdin_fd = stdin_fd_for(base64.b64decode(req.get("stdin") or ""))
+    in_r, in_w = os.pipe()
     write_files(req["scratch"], req["files"])
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     ooms = oom_kills()
     started = time.monotonic()
-    pid = start_program(req, stdin_fd, out_w, err_w)
-    for fd in (stdin_fd, out_w, err_w):
+    pid = start_program(req, in_r, out_w, err_w)
+    for fd in (in_r, out_w, err_w):
         os.close(fd)
-    status, out, err, why = pump(pid, out_r, err_r, req["limits"], started)
+    data = base64.b64decode(req.get("stdin") or "")
+    status, out, err, why = pump(pid, out_r, err_r, in_w, data, req["limits"], started)
     duration = time.monotonic() - started
     if status is None:
         os.kill(pid, signal.SIGKILL)

@@ -1,0 +1,216 @@
+"""The same programs get the same verdicts from the code verifier with sandbox="local" and sandbox="docker".
+
+Docker side: every program runs in the sandbox containers, which are the boundary here. Local side: the
+whole batch runs in a child process inside an outer disposable boundary this test builds (own PID,
+network and mount namespaces, a private /tmp, cgroup caps on processes and memory), never bare, because
+some programs are hostile (fork bomb, kill(-1), memory bomb, floods, daemons).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+import rewardkit as rk
+
+pytestmark = [pytest.mark.docker, pytest.mark.hostile]
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+SETTINGS = {"wall_time": 4.0, "memory_bytes": 256 << 20, "max_output_bytes": 64 << 10}
+
+ADD_TESTS = "assert add(1, 2) == 3\nassert add(0, 0) == 0\nassert add(-2, 2) == 0\nassert add(2, 2) == 4\n"
+HUMANEVAL = {
+    "test": "def check(candidate):\n    assert candidate([1, 2, 3]) == 6\n    assert candidate([]) == 0\n"
+            "    assert candidate([5]) == 5\n",
+    "entry_point": "total",
+}
+STDIO = {"inputs": ["1 2\n", "10 20\n", "-1 1\n"], "outputs": ["3\n", "30\n", "0\n"]}
+
+# name -> (program, reference, the score it really earns)
+PROGRAMS: dict[str, tuple[str, object, float]] = {
+    # ordinary programs
+    "correct": ("def add(a, b):\n    return a + b\n", ADD_TESTS, 1.0),
+    "wrong": ("def add(a, b):\n    return a - b + 1\n", ADD_TESTS, 0.0),
+    "partial": ("def add(a, b):\n    return abs(a) + b\n", ADD_TESTS, 0.75),
+    "half": ("def add(a, b):\n    return a * b\n", ADD_TESTS, 0.5),
+    "compile_error": ("def add(a, b)\n    return a + b\n", ADD_TESTS, 0.0),
+    "crash_on_import": ("raise RuntimeError('boom')\ndef add(a, b):\n    return a + b\n", ADD_TESTS, 0.0),
+    "crash_in_call": ("def add(a, b):\n    return [][a] + b\n", ADD_TESTS, 0.0),
+    "timeout": ("def add(a, b):\n    while True:\n        pass\n", ADD_TESTS, 0.0),
+    "recursion": ("def add(a, b):\n    return add(a, b)\n", ADD_TESTS, 0.0),
+    "humaneval_correct": ("def total(xs):\n    return sum(xs)\n", HUMANEVAL, 1.0),
+    "humaneval_partial": ("def total(xs):\n    return sum(xs) if xs else 1\n", HUMANEVAL, 2 / 3),
+    "stdio_correct": ("a, b = map(int, input().split())\nprint(a + b)\n", STDIO, 1.0),
+    "stdio_partial": ("a, b = map(int, input().split())\nprint(abs(a) + abs(b))\n", STDIO, 2 / 3),
+    "markdown": ("Here you go:\n```python\ndef add(a, b):\n    return a + b\n```\n", ADD_TESTS, 1.0),
+    # programs that try to fake success
+    "exit_early": ("import sys\nsys.exit(0)\n", ADD_TESTS, 0.0),
+    "os_exit_in_call": ("import os\ndef add(a, b):\n    os._exit(0)\n", ADD_TESTS, 0.0),
+    "atexit_exit": ("import atexit, os\natexit.register(lambda: os._exit(0))\ndef add(a, b):\n    return 0\n",
+                    ADD_TESTS, 0.5),
+    "always_equal": ("class Any:\n    def __eq__(self, other):\n        return True\n    __hash__ = None\n"
+                     "def add(a, b):\n    return Any()\n", ADD_TESTS, 0.0),
+    "patched_builtins": ("import builtins\nbuiltins.AssertionError = type('Never', (Exception,), {})\n"
+                         "builtins.isinstance = lambda *a: True\ndef add(a, b):\n    return 7\n", ADD_TESTS, 0.0),
+    "fake_marker": ("import sys\nprint('RKH1 0000 {\"tests\": [{\"outcome\": \"pass\"}]}')\n"
+                    "sys.stdout.flush()\nsys.exit(0)\n", ADD_TESTS, 0.0),
+    # programs that attack the sandbox
+    "fork_bomb": ("import os\ndef add(a, b):\n    while True:\n        try:\n            os.fork()\n"
+                  "        except OSError:\n            pass\n", ADD_TESTS, 0.0),
+    "memory_bomb": ("def add(a, b):\n    blob = bytearray(4 << 30)\n    return a + b\n", ADD_TESTS, 0.0),
+    "growing_allocation": ("def add(a, b):\n    keep = []\n    while True:\n        keep.append(bytearray(32 << 20))\n",
+                           ADD_TESTS, 0.0),
+    "stdout_flood": ("import sys\ndef add(a, b):\n    while True:\n        sys.stdout.write('x' * 65536)\n",
+                     ADD_TESTS, 0.0),
+    "kill_all": ("import os, signal\ndef add(a, b):\n    os.kill(-1, signal.SIGKILL)\n    return a + b\n",
+                 ADD_TESTS, 0.0),
+    # the harness survives the attack, so the (correct) function still earns its credit
+    "kill_parent": ("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\ndef add(a, b):\n    return a + b\n",
+                    ADD_TESTS, 1.0),
+    "kill_parent_group": ("import os, signal\ndef add(a, b):\n    os.killpg(os.getpgid(os.getppid()), 9)\n"
+                          "    return a + b\n", ADD_TESTS, 0.0),
+    "daemon_then_correct": ("import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+                            "        time.sleep(60)\n    os._exit(0)\ndef add(a, b):\n    return a + b\n", ADD_TESTS, 1.0),
+    "sigterm_ignored_sleep": ("import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+                              "def add(a, b):\n    time.sleep(60)\n", ADD_TESTS, 0.0),
+}
+
+LOCAL_BATCH = """
+import json, sys
+import rewardkit as rk
+spec = json.load(sys.stdin)
+with rk.get_verifier("code", sandbox="local", **spec["settings"]) as v:
+    verdicts = v.verify_batch([p for p, _ in spec["cases"]], [r for _, r in spec["cases"]])
+print(json.dumps([[x.score, x.correct, x.status] for x in verdicts]))
+"""
+
+
+def need(condition: bool, reason: str) -> None:
+    if condition:
+        return
+    if IN_CI:
+        pytest.fail(f"required in CI but missing: {reason}")
+    pytest.skip(reason)
+
+
+def docker_problem() -> str | None:
+    try:
+        import docker
+
+        client = docker.from_env(timeout=10)
+        client.ping()
+        client.images.get("rewardkit-sandbox:latest")
+    except Exception as exc:  # noqa: BLE001
+        return f"Docker engine or image rewardkit-sandbox:latest unavailable ({exc}); `make sandbox-image`"
+    return None
+
+
+class OuterBoundary:
+    """cgroup caps (pids, memory) plus `unshare` PID/net/mount namespaces and a private /tmp, for a child."""
+
+    def __init__(self, pids: int = 512, memory_bytes: int = 4 << 30) -> None:
+        self.name = f"rk-parity-{uuid.uuid4().hex[:8]}"
+        self.v2 = Path("/sys/fs/cgroup/cgroup.controllers").exists()
+        if self.v2:
+            self.dirs = [Path("/sys/fs/cgroup") / self.name]
+        else:
+            self.dirs = [Path("/sys/fs/cgroup/pids") / self.name, Path("/sys/fs/cgroup/memory") / self.name]
+        for d in self.dirs:
+            d.mkdir()
+        if self.v2:
+            (self.dirs[0] / "pids.max").write_text(str(pids))
+            (self.dirs[0] / "memory.max").write_text(str(memory_bytes))
+        else:
+            (self.dirs[0] / "pids.max").write_text(str(pids))
+            (self.dirs[1] / "memory.limit_in_bytes").write_text(str(memory_bytes))
+
+    def _join(self) -> None:  # runs in the child between fork and exec
+        for d in self.dirs:
+            (d / "cgroup.procs").write_text(str(os.getpid()))
+
+    def run(self, argv: list[str], stdin: str, timeout: float) -> subprocess.CompletedProcess[str]:
+        wrapped = [
+            "unshare", "--pid", "--fork", "--mount-proc", "--net", "--mount", "--",
+            "sh", "-c", 'mount -t tmpfs -o size=512m tmpfs /tmp && exec "$@"', "_", *argv,
+        ]
+        return subprocess.run(wrapped, input=stdin, capture_output=True, text=True, timeout=timeout,
+                              preexec_fn=self._join, check=False)
+
+    def close(self) -> None:
+        for d in self.dirs:
+            for _ in range(50):
+                procs = [int(p) for p in (d / "cgroup.procs").read_text().split()]
+                if not procs:
+                    break
+                for pid in procs:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+            try:
+                d.rmdir()
+            except OSError:
+                pass
+
+
+def outer_boundary_problem() -> str | None:
+    if os.geteuid() != 0:
+        return "the outer boundary (namespaces + cgroups) needs root"
+    if shutil.which("unshare") is None:
+        return "util-linux `unshare` is not installed"
+    if not (Path("/sys/fs/cgroup/cgroup.controllers").exists() or Path("/sys/fs/cgroup/pids").is_dir()):
+        return "no cgroup pids controller mounted"
+    return None
+
+
+@pytest.fixture(scope="module")
+def verdict_pairs():
+    problem = docker_problem()
+    need(problem is None, problem or "")
+    problem = outer_boundary_problem()
+    need(problem is None, problem or "")
+    names = list(PROGRAMS)
+    cases = [[PROGRAMS[n][0], PROGRAMS[n][1]] for n in names]
+
+    with rk.get_verifier("code", sandbox="docker", sandbox_options={"pool_size": 2}, **SETTINGS) as v:
+        docker_verdicts = v.verify_batch([c[0] for c in cases], [c[1] for c in cases])
+
+    boundary = OuterBoundary()
+    try:
+        spec = json.dumps({"settings": SETTINGS, "cases": cases})
+        proc = boundary.run([sys.executable, "-c", LOCAL_BATCH], stdin=spec, timeout=300)
+    finally:
+        boundary.close()
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    local = json.loads(proc.stdout.strip().splitlines()[-1])
+    return {
+        name: ((d.score, d.correct, d.status), tuple(loc), d)
+        for name, d, loc in zip(names, docker_verdicts, local)
+    }
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_same_verdict_from_both_backends(verdict_pairs, name):
+    (d_score, d_correct, d_status), (l_score, l_correct, l_status), verdict = verdict_pairs[name]
+    expected = PROGRAMS[name][2]
+    assert d_score == pytest.approx(expected), (name, verdict.status, verdict.details.get("error"))
+    assert l_score == pytest.approx(expected), (name, l_status)
+    assert (d_correct, d_status) == (l_correct, l_status)
+    assert d_correct == (expected == 1.0)
+
+
+def test_a_good_solution_still_passes_after_the_hostile_ones(verdict_pairs):
+    need(docker_problem() is None, docker_problem() or "")
+    with rk.get_verifier("code", sandbox="docker", sandbox_options={"pool_size": 1}, **SETTINGS) as v:
+        for name in ("fork_bomb", "kill_all", "daemon_then_correct", "stdout_flood"):
+            v.verify(PROGRAMS[name][0], PROGRAMS[name][1])
+        verdict = v.verify(PROGRAMS["correct"][0], ADD_TESTS)
+    assert (verdict.score, verdict.status) == (1.0, "ok")
