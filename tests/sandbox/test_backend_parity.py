@@ -56,15 +56,15 @@ PROGRAMS: dict[str, tuple[str, object, float]] = {
     "os_exit_in_call": ("import os\ndef add(a, b):\n    os._exit(0)\n", ADD_TESTS, 0.0),
     "atexit_exit": ("import atexit, os\natexit.register(lambda: os._exit(0))\ndef add(a, b):\n    return 0\n",
                     ADD_TESTS, 0.5),
-    "always_equal": ("class Any:\n    def __eq__(self, other):\n        return True\n    __hash__ = None\n"
-                     "def add(a, b):\n    return Any()\n", ADD_TESTS, 0.0),
-    "patched_builtins": ("import builtins\nbuiltins.AssertionError = type('Never', (Exception,), {})\n"
-                         "builtins.isinstance = lambda *a: True\ndef add(a, b):\n    return 7\n", ADD_TESTS, 0.0),
-    "fake_marker": ("import sys\nprint('RKH1 0000 {\"tests\": [{\"outcome\": \"pass\"}]}')\n"
-                    "sys.stdout.flush()\nsys.exit(0)\n", ADD_TESTS, 0.0),
+    "always_equal": (("class Any:\n    def __eq__(self, other):\n        return True\n    __hash__ = None\n"
+                     "def add(a, b):\n    return Any()\n"), ADD_TESTS, 0.0),
+    "patched_builtins": (("import builtins\nbuiltins.AssertionError = type('Never', (Exception,), {})\n"
+                         "builtins.isinstance = lambda *a: True\ndef add(a, b):\n    return 7\n"), ADD_TESTS, 0.0),
+    "fake_marker": (("import sys\nprint('RKH1 0000 {\"tests\": [{\"outcome\": \"pass\"}]}')\n"
+                    "sys.stdout.flush()\nsys.exit(0)\n"), ADD_TESTS, 0.0),
     # programs that attack the sandbox
-    "fork_bomb": ("import os\ndef add(a, b):\n    while True:\n        try:\n            os.fork()\n"
-                  "        except OSError:\n            pass\n", ADD_TESTS, 0.0),
+    "fork_bomb": (("import os\ndef add(a, b):\n    while True:\n        try:\n            os.fork()\n"
+                  "        except OSError:\n            pass\n"), ADD_TESTS, 0.0),
     "memory_bomb": ("def add(a, b):\n    blob = bytearray(4 << 30)\n    return a + b\n", ADD_TESTS, 0.0),
     "growing_allocation": ("def add(a, b):\n    keep = []\n    while True:\n        keep.append(bytearray(32 << 20))\n",
                            ADD_TESTS, 0.0),
@@ -75,12 +75,13 @@ PROGRAMS: dict[str, tuple[str, object, float]] = {
     # the harness survives the attack, so the (correct) function still earns its credit
     "kill_parent": ("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\ndef add(a, b):\n    return a + b\n",
                     ADD_TESTS, 1.0),
-    "kill_parent_group": ("import os, signal\ndef add(a, b):\n    os.killpg(os.getpgid(os.getppid()), 9)\n"
-                          "    return a + b\n", ADD_TESTS, 0.0),
-    "daemon_then_correct": ("import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
-                            "        time.sleep(60)\n    os._exit(0)\ndef add(a, b):\n    return a + b\n", ADD_TESTS, 1.0),
-    "sigterm_ignored_sleep": ("import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
-                              "def add(a, b):\n    time.sleep(60)\n", ADD_TESTS, 0.0),
+    # its group is PID 1's in the local namespace, so killpg means kill(-1): ESRCH in both, an exception
+    "kill_parent_group": (("import os, signal\ndef add(a, b):\n    os.killpg(os.getpgid(os.getppid()), 9)\n"
+                          "    return a + b\n"), ADD_TESTS, 0.0),
+    "daemon_then_correct": (("import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+                            "        time.sleep(60)\n    os._exit(0)\ndef add(a, b):\n    return a + b\n"), ADD_TESTS, 1.0),
+    "sigterm_ignored_sleep": (("import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+                              "def add(a, b):\n    time.sleep(60)\n"), ADD_TESTS, 0.0),
 }
 
 LOCAL_BATCH = """

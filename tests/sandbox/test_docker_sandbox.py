@@ -401,6 +401,31 @@ def test_unreachable_engine_is_a_clear_sandbox_error(monkeypatch, tmp_path):
         rk.get_sandbox("docker")
 
 
+def test_engine_failure_mid_run_is_a_sandbox_error_verdict():
+    """The image vanishes and the containers die: runs report infra errors, verdicts say sandbox_error."""
+    need_docker()
+    import uuid
+
+    import docker
+
+    client = docker.from_env()
+    tag = f"rk-test-{uuid.uuid4().hex[:8]}"
+    client.images.get(DEFAULT_IMAGE).tag("rewardkit-sandbox", tag)
+    image = f"rewardkit-sandbox:{tag}"
+    try:
+        sb = rk.get_sandbox("docker", image=image, pool_size=1, limits=FAST)
+    finally:
+        client.images.remove(image)
+    with sb, rk.get_verifier("code", sandbox=sb, wall_time=3) as verifier:
+        for container in pool_containers(client, sb.pool_id):
+            container.remove(force=True)
+        result = py(sb, "print(1)")
+        assert result.infra_error and "docker sandbox failed" in result.infra_error
+        verdict = verifier.verify("def f():\n    return 1\n", "assert f() == 1")
+        assert (verdict.score, verdict.status) == (0.0, "sandbox_error")
+        assert "not the model's fault" in verdict.details["error"]
+
+
 def test_missing_image_names_the_build_command():
     need_docker()
     with pytest.raises(SandboxError, match="rewardkit sandbox-image"):
