@@ -1,0 +1,198 @@
+"""The code verifier, for real (local sandbox): extraction, the three reference forms, partial credit,
+statuses, parallel batches, and no process left behind. Hostile programs live in tests/hostile."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+
+import pytest
+
+import rewardkit as rk
+from rewardkit.sandbox.base import Limits, RunResult, Sandbox
+from rewardkit.verifiers.code_extract import extract_program
+from rewardkit.verifiers.code_harness import InvalidReference, normalize_reference, parse_result, prepare_job
+from rewardkit.verifiers.code_supervisor import outputs_match
+
+ADD_TESTS = "assert add(1, 2) == 3\nassert add(-1, 1) == 0\nassert add(10, 5) == 15\nassert True\n"
+
+
+@pytest.fixture(scope="module")
+def verifier():
+    from conftest import require
+
+    require(shutil.which("bwrap") is not None or os.geteuid() == 0, "no isolation tool for the local sandbox")
+    with rk.get_verifier("code", sandbox="local", wall_time=4) as v:
+        yield v
+
+
+# -- extraction -----------------------------------------------------------------------------------
+
+def test_extraction_prefers_the_last_python_block() -> None:
+    text = "First:\n```python\nx = 1\n```\nthen\n```\nplain\n```\nfinally\n```python\nx = 2\n```\nbye"
+    assert extract_program(text) == "x = 2\n"
+
+
+def test_extraction_falls_back_to_the_last_fenced_block_then_the_text() -> None:
+    assert extract_program("a\n```js\nalert(1)\n```\n```\nprint(3)\n```") == "print(3)\n"
+    assert extract_program("def f():\n    return 1\n") == "def f():\n    return 1\n"
+    assert extract_program("Here:\n```python\ndef f():\n    return 1\n") == "def f():\n    return 1\n"
+
+
+# -- reference forms and partial credit -----------------------------------------------------------
+
+def test_assert_string_counts_each_top_level_assert(verifier) -> None:
+    good = verifier.verify("```python\ndef add(a, b):\n    return a + b\n```", ADD_TESTS)
+    assert (good.score, good.correct, good.status) == (1.0, True, "ok")
+    assert good.details["total"] == 3  # `assert True` is not a test
+    half = verifier.verify("def add(a, b):\n    return a + b if a > 0 else 99\n", ADD_TESTS)
+    assert half.score == pytest.approx(2 / 3) and not half.correct and half.status == "ok"
+    assert [t["outcome"] for t in half.details["tests"]] == ["pass", "fail", "pass"]
+
+
+def test_humaneval_form_counts_each_assert_in_check(verifier) -> None:
+    reference = {"test": "def check(candidate):\n    assert candidate('ab') == 'ba'\n"
+                         "    assert candidate('') == ''\n    for s in ['xyz', 'q']:\n"
+                         "        assert candidate(s) == s[::-1]\n", "entry_point": "rev"}
+    assert verifier.verify("def rev(s):\n    return s[::-1]\n", reference).correct
+    partial = verifier.verify("def rev(s):\n    return s[::-1] if len(s) != 3 else s\n", reference)
+    assert partial.score == pytest.approx(2 / 3)
+    missing = verifier.verify("def other(s):\n    return s\n", reference)
+    assert missing.score == 0.0 and "rev" in str(missing.details.get("errors"))
+
+
+def test_stdin_stdout_cases_with_whitespace_and_tolerance(verifier) -> None:
+    reference = {"inputs": ["1 2\n", "3 4\n", "10 20\n"], "outputs": ["3\n", "7", "30\n\n"]}
+    program = "a, b = map(int, input().split())\nprint('  ', a + b, '  ')\n"
+    assert verifier.verify(program, reference).correct
+    wrong = verifier.verify("a, b = map(int, input().split())\nprint(a + b if a < 5 else 0)\n", reference)
+    assert wrong.score == pytest.approx(2 / 3)
+    floats = {"inputs": ["2\n"], "outputs": ["0.6666667\n"]}
+    approx = "print(2 / 3)\n"
+    assert not verifier.verify(approx, floats).correct
+    assert verifier.verify(approx, {**floats, "tolerance": 1e-6}).correct
+    with rk.get_verifier("code", wall_time=4, tolerance=1e-6) as tolerant:
+        assert tolerant.verify(approx, floats).correct
+
+
+def test_outputs_match_rules() -> None:
+    assert outputs_match("1  2\r\n3\n\n", "1 2\n3", None)
+    assert not outputs_match("1 2\n", "1 2\n3", None)
+    assert not outputs_match("yes", "Yes", None)
+    assert outputs_match("1.0000001 x", "1 x", 1e-6)
+    assert not outputs_match("1.1 x", "1 x", 1e-6)
+
+
+def test_mutating_an_argument_in_place_is_seen_by_the_test(verifier) -> None:
+    tests = "xs = [3, 1, 2]\nsort_in_place(xs)\nassert xs == [1, 2, 3]\n"
+    assert verifier.verify("def sort_in_place(v):\n    v.sort()\n", tests).correct
+    assert not verifier.verify("def sort_in_place(v):\n    return sorted(v)\n", tests).correct
+
+
+def test_classes_work_through_handles(verifier) -> None:
+    program = "class Stack:\n    def __init__(self):\n        self.items = []\n" \
+              "    def push(self, x):\n        self.items.append(x)\n    def pop(self):\n        return self.items.pop()\n"
+    tests = "s = Stack()\ns.push(1)\ns.push(2)\nassert s.pop() == 2\nassert s.pop() == 1\n"
+    assert verifier.verify(program, tests).correct
+
+
+# -- statuses -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("program,status", [
+    ("def add(a, b)\n    return a + b\n", "compile_error"),
+    ("def add(a, b):\n    return a / 0\n", "runtime_error"),
+    ("import nonexistent_module_xyz\n", "runtime_error"),
+    ("def add(a, b):\n    while True:\n        pass\n", "timeout"),
+    ("def add(a, b):\n    return len(bytearray(1 << 40))\n", "memory_limit"),
+    ("def add(a, b):\n    while True:\n        print('x' * 4096)\n", "output_limit"),
+])
+def test_statuses(verifier, program: str, status: str) -> None:
+    verdict = verifier.verify(program, ADD_TESTS)
+    assert (verdict.score, verdict.correct, verdict.status) == (0.0, False, status), verdict
+    assert not verdict.is_infrastructure_failure
+    assert "stderr_tail" in verdict.details and len(verdict.details["stderr_tail"]) <= 2000
+
+
+def test_timeout_keeps_credit_already_earned_and_call_timeout_spares_the_rest(verifier) -> None:
+    program = "def add(a, b):\n    while a == -1:\n        pass\n    return a + b\n"
+    verdict = verifier.verify(program, ADD_TESTS)
+    assert verdict.status == "timeout" and verdict.score == pytest.approx(1 / 3)
+    with rk.get_verifier("code", wall_time=6, call_timeout=1.0) as v:
+        spared = v.verify(program, ADD_TESTS)
+    assert spared.status == "timeout" and spared.score == pytest.approx(2 / 3)
+
+
+def test_no_answer_and_invalid_reference_are_reported(verifier) -> None:
+    assert verifier.verify("   ", ADD_TESTS).status == "no_answer"
+    bad = verifier.verify("x = 1", {"inputs": ["1"], "outputs": []})
+    assert bad.status == "invalid_reference" and bad.is_infrastructure_failure
+    with pytest.raises(InvalidReference, match="'test'"):
+        normalize_reference({"tests": "assert 1"})
+
+
+def test_sandbox_failure_is_not_the_models_fault() -> None:
+    class Broken(Sandbox):
+        name = "broken"
+
+        def run(self, command, files, *, stdin=None, limits=None, collect=()):
+            return RunResult(None, infra_error="engine went away")
+
+    with rk.get_verifier("code", sandbox=Broken()) as v:
+        verdict = v.verify("def add(a, b):\n    return a + b\n", ADD_TESTS)
+    assert verdict.status == "sandbox_error" and verdict.is_infrastructure_failure
+    assert "not the model's fault" in verdict.details["error"]
+
+
+def test_the_verdict_comes_from_the_nonce_line_only() -> None:
+    job = prepare_job("x = 1", ADD_TESTS, Limits())
+    forged = b'RKH1 0123 {"tests":[{"outcome":"pass"}]}\n'
+    assert parse_result(job, RunResult(0, stdout=forged)).status == "runtime_error"
+    real = f'RKH1 {job.nonce} {{"tests":[{{"outcome":"pass"}}],"load":{{"status":"ok"}}}}\n'.encode()
+    assert parse_result(job, RunResult(0, stdout=real)).correct
+    assert not parse_result(job, RunResult(0, stdout=real + real)).correct  # two reports: trust neither
+
+
+def test_bad_settings_name_the_field() -> None:
+    with pytest.raises(rk.ConfigError, match="wall_time"):
+        rk.get_verifier("code", wall_time=-1)
+    with pytest.raises(rk.ConfigError, match="unknown parameter.*walltime"):
+        rk.get_verifier("code", walltime=3)
+    with pytest.raises(rk.ConfigError, match="unknown sandbox 'lokal'"):
+        rk.get_verifier("code", sandbox="lokal")
+
+
+# -- batches and cleanup --------------------------------------------------------------------------
+
+def _sandbox_processes() -> list[str]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                cmd = fh.read()
+        except OSError:
+            continue
+        if b"code_supervisor.py" in cmd or b"code_runner.py" in cmd or cmd.startswith(b"bwrap"):
+            found.append(cmd.decode("latin-1"))
+    return found
+
+
+def test_verify_batch_runs_in_parallel_and_leaves_no_process() -> None:
+    programs = ["import time\ndef add(a, b):\n    time.sleep(1)\n    return a + b\n"] * 4
+    with rk.get_verifier("code", wall_time=8, workers=4) as v:
+        started = time.monotonic()
+        verdicts = v.verify_batch(programs, [ADD_TESTS] * 4)
+        elapsed = time.monotonic() - started
+    assert [x.score for x in verdicts] == [1.0] * 4
+    assert elapsed < 4 * 3.0  # serial would be at least 4 x 3 s of sleeping
+    assert _sandbox_processes() == []
+
+
+def test_close_releases_everything_and_later_calls_fail_cleanly() -> None:
+    v = rk.get_verifier("code", wall_time=3)
+    assert v.verify("def add(a, b):\n    return a + b\n", ADD_TESTS).correct
+    v.close()
+    v.close()
+    after = v.verify("def add(a, b):\n    return a + b\n", ADD_TESTS)
+    assert after.status == "sandbox_error"
+    assert _sandbox_processes() == []
