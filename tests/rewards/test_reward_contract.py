@@ -195,8 +195,8 @@ def test_plain_function_terms_must_return_one_value_per_completion(test_plugin):
 
 
 def test_log_metric_reports_components():
-    reward = rk.build_reward({"name": "acc_fmt", "combine": "sum",
-                              "terms": ["math_accuracy", {"reward": "tag_format", "weight": 0.5}]})
+    reward = rk.build_reward({"name": "acc_fmt", "combine": "sum", "terms": [
+        {"reward": "math_accuracy", "params": {"timeout": 20}}, {"reward": "tag_format", "weight": 0.5}]})
     metrics, extra = {}, {}
     with reward:
         reward(prompts=["q"] * 4, completions=PLAIN, answer=["42"] * 4,
@@ -220,3 +220,15 @@ def test_terms_sharing_a_verifier_judge_each_sample_once(test_plugin):
         # remembered verdicts: a new completion is judged, the known one is not
         assert reward(completions=["a4", "c4"], answer=["4", "4"]) == [2.0, 2.0]
         assert CountingVerifier.batch_calls == 2
+
+
+def test_concurrent_first_calls_acquire_one_verifier(test_plugin):
+    from concurrent.futures import ThreadPoolExecutor
+
+    reward = rk.get_reward("contains")
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(lambda i: reward(completions=[f"x{i}"], answer=[str(i)]), range(32)))
+    assert results == [[1.0]] * 32
+    assert CountingVerifier.instances == 1
+    reward.close()
+    assert CountingVerifier.closed == 1 and shared_verifier_count() == 0

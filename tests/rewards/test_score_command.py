@@ -16,6 +16,7 @@ name: acc_fmt
 combine: sum
 terms:
   - reward: math_accuracy
+    params: {timeout: 20}     # generous: a loaded test machine must not turn verdicts into timeouts
   - reward: tag_format
     weight: 0.5
 """

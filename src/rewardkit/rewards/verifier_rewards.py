@@ -17,6 +17,7 @@ from rewardkit.verifiers.verdict import ERROR, Verdict
 DEFAULT_REFERENCE_KEYS = ("answer", "solution")
 
 _lock = threading.Lock()
+_first_use_lock = threading.Lock()
 _shared: dict[str, tuple[Verifier, int]] = {}
 
 
@@ -155,7 +156,9 @@ class VerifierReward(Reward):
     @property
     def verifier(self) -> Verifier:
         if self._verifier is None:
-            self._verifier = acquire_verifier(self.verifier_name, self.verifier_params)
+            with _first_use_lock:  # two threads scoring at once must not both acquire (and leak) one
+                if self._verifier is None:
+                    self._verifier = acquire_verifier(self.verifier_name, self.verifier_params)
         return self._verifier
 
     def score(self, batch: Batch) -> Scored:
@@ -187,8 +190,9 @@ class VerifierReward(Reward):
         return verdict.score if self.value == "score" else float(verdict.correct)
 
     def close(self) -> None:
-        if self._verifier is not None:
-            self._verifier = None
+        with _first_use_lock:
+            held, self._verifier = self._verifier, None
+        if held is not None:
             release_verifier(self.verifier_name, self.verifier_params)
 
     def __del__(self) -> None:
