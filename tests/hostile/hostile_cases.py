@@ -178,6 +178,18 @@ CASES = [
         "    libc = ctypes.CDLL(None, use_errno=True)\n"
         "    ok = libc.ptrace(16, 1, 0, 0)  # PTRACE_ATTACH to the supervisor\n"
         "    return 0 if ok != 0 else 2 * x + 1\n")),
+    Hostile("plants_a_module_for_the_supervisor", (
+        "import sys\n"
+        "open('evil_math.py', 'w').write(\n"
+        "    'import sys\\n'\n"
+        "    'main = sys.modules.get(\"__main__\")\\n'\n"
+        "    'if hasattr(main, \"Recorder\"):\\n'\n"
+        "    '    main.Recorder.__call__ = lambda self, i, v, e: self.outcomes[i].update(outcome=\"pass\")\\n'\n"
+        "    'isclose = lambda *a, **k: True\\n')\n"
+        "sys.path.insert(0, '.')\n"
+        "import evil_math as math\n"
+        "def f(x):\n    return 0\n"),
+        reference="assert math.isclose(f(2), 5)\nassert math.isclose(f(10), 21)\n"),
     Hostile("partial_credit_is_exact", "def f(x):\n    return 2 * x + 1 if x > 0 else 0\n", earned=2 / 3),
     Hostile("io_prints_markers_and_exits", (
         "import sys, os\nprint('RKH1 0 {}')\nprint('6')\nos._exit(0)\n"), reference=IO_REF),

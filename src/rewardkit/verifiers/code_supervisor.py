@@ -35,6 +35,8 @@ sys.path.insert(0, HERE)
 
 import code_wire as wire  # noqa: E402
 
+sys.path.remove(HERE)  # the candidate can write here: nothing may be imported from it from now on
+
 RESULT_TAG = "RKH1"
 PROGRAM = os.path.join(HERE, "program.py")
 RUNNER = os.path.join(HERE, "code_runner.py")
@@ -381,9 +383,12 @@ def _bind_candidate_names(namespace: dict, candidate: Candidate, tree: ast.AST, 
             continue
         kind = info.get("kind")
         if kind == "module":
+            module = str(info.get("module"))
+            if module.split(".")[0] not in getattr(sys, "stdlib_module_names", ()):
+                continue  # never import a module the candidate may have written
             try:
-                namespace[name] = importlib.import_module(str(info.get("module")))
-            except Exception:  # noqa: BLE001 - a module only the candidate has
+                namespace[name] = importlib.import_module(module)
+            except Exception:  # noqa: BLE001 - a module this Python lacks
                 pass
         elif kind == "value":
             try:
