@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import queue
+import random
 import struct
 import threading
 import time
@@ -38,6 +39,8 @@ while True:
 """
 # Room the supervisor, PID 1 and the wipe helper need on top of the program's own caps.
 EXTRA_PIDS = 16
+# Programs run as a uid no one else on the host uses (like the local backend's), one per container.
+UID_FLOOR, UID_SPAN = 2_000_000, 4096
 EXTRA_MEMORY = 96 << 20
 
 
@@ -51,7 +54,6 @@ class ContainerSpec:
     cpus: float
     tmpfs_bytes: int
     shm_bytes: int
-    uid: int = 1000
     labels: dict[str, str] = field(default_factory=dict)
 
     def run_kwargs(self) -> dict[str, Any]:
@@ -87,6 +89,7 @@ class Slot:
     channel: SupervisorChannel
     memory_bytes: int
     pids: int
+    uid: int
     runs: int = 0
 
 
@@ -120,6 +123,8 @@ class ContainerPool:
         self._spawner = ThreadPoolExecutor(max_workers=min(size, 4), thread_name_prefix="rk-docker-pool")
         self._finalizer = weakref.finalize(self, remove_pool_containers, client, self.pool_id)
         self.replaced = 0
+        self._uid_base = UID_FLOOR + random.randrange(1000) * UID_SPAN
+        self._uid_counter = 0
         futures = [self._spawner.submit(self._start_slot) for _ in range(size)]
         errors = [f.exception() for f in futures if f.exception() is not None]
         if errors:
@@ -142,7 +147,13 @@ class ContainerPool:
         except SandboxError:
             container.remove(force=True)
             raise
-        return Slot(container, channel, self.spec.memory_bytes, self.spec.pids)
+        return Slot(container, channel, self.spec.memory_bytes, self.spec.pids, self._next_uid())
+
+    def _next_uid(self) -> int:
+        """A uid of its own per container, so RLIMIT_NPROC counts one run's processes and nothing else."""
+        with self._lock:
+            self._uid_counter += 1
+            return self._uid_base + self._uid_counter % UID_SPAN
 
     def acquire(self, timeout: float | None = None) -> Slot:
         if self._closed:

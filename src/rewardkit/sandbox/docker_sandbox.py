@@ -1,12 +1,14 @@
 """The ``docker`` sandbox backend: untrusted programs run in a warm pool of locked-down containers.
 
 Each container: no network, read-only root filesystem, tmpfs scratch (``/tmp``), memory, pids and CPU
-caps, no new privileges, every capability dropped but the three the in-container supervisor needs to
-drop to the unprivileged ``sandbox`` user (uid 1000) and to kill what that user started. The program itself
-runs as uid 1000 with no capabilities, in its own session, under rlimits. After each run the supervisor
-kills every process the run left (double-forked daemons included) and wipes /tmp, /dev/shm, /dev/mqueue
-and SysV IPC; a container that cannot be shown clean, or that died, is replaced by a fresh one.
-``fresh_container_per_run=True`` replaces the container after every run instead (slower; see BENCHMARKS.md).
+caps, no new privileges, every capability dropped but the three (SETUID, SETGID, KILL) the in-container
+supervisor (root, PID 1's sibling) needs to drop privileges and to kill what a run left. The program runs
+as an unprivileged uid of its own (one per container, from a high range no host user has), with no
+capabilities, in its own session, under rlimits, behind a seccomp guard that keeps its descendants from
+signalling it (the local backend's PID-1 semantics). After each run the supervisor kills every process the
+run left (double-forked daemons included) and wipes /tmp, /dev/shm, /dev/mqueue and SysV IPC; a container
+that cannot be shown clean, or that died, is replaced by a fresh one. ``fresh_container_per_run=True``
+replaces the container after every run instead (slower; see BENCHMARKS.md). See docs/sandbox-docker.md.
 
 ``DOCKER_HOST`` (and the other ``docker.from_env`` variables) choose the engine, so a remote engine works.
 """
@@ -23,7 +25,7 @@ from typing import Any
 from rewardkit._errors import ConfigError, SandboxError
 from rewardkit.sandbox.base import Limits, RunResult, Sandbox
 from rewardkit.sandbox.docker_pool import ContainerPool, ContainerSpec, Slot
-from rewardkit.sandbox.image_build import DEFAULT_IMAGE, SANDBOX_UID, docker_client
+from rewardkit.sandbox.image_build import DEFAULT_IMAGE, docker_client
 
 SCRATCH_DIR = "/tmp/run"
 # The whole environment a program sees (the same as the local backend's): nothing inherited.
@@ -74,7 +76,7 @@ class DockerSandbox(Sandbox):
         spec = ContainerSpec(
             image=image, memory_bytes=self.limits.memory_bytes, pids=self.limits.max_processes, cpus=cpus,
             tmpfs_bytes=scratch_bytes or getattr(self.limits, "max_scratch_bytes", 64 << 20),
-            shm_bytes=shm_bytes, uid=SANDBOX_UID,
+            shm_bytes=shm_bytes,
         )
         self.pool = ContainerPool(self.client, spec, pool_size)
 
@@ -118,8 +120,6 @@ class DockerSandbox(Sandbox):
             "collect": list(collect),
             "env": self.env,
             "scratch": SCRATCH_DIR,
-            "uid": SANDBOX_UID,
-            "gid": SANDBOX_UID,
         }
         _check_paths(list(files) + list(collect))
         timeout = limits.wall_time + ANSWER_GRACE
@@ -129,7 +129,7 @@ class DockerSandbox(Sandbox):
             slot = self.pool.acquire(timeout=timeout)
             try:
                 self.pool.ensure_caps(slot, limits.memory_bytes, limits.max_processes)
-                answer = slot.channel.call(request, timeout)
+                answer = slot.channel.call({**request, "uid": slot.uid, "gid": slot.uid}, timeout)
             except SandboxError as exc:
                 last_error = str(exc)
                 self.pool.replace(slot, wait=True)
