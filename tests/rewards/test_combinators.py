@@ -145,3 +145,18 @@ def test_where_on_a_missing_column_names_it():
 def test_nan_from_a_term_becomes_none():
     reward = rk.build_reward({"combine": "product", "terms": [term("a")]})
     assert reward(completions=["c"], a=[math.nan]) == [None]
+
+
+def test_where_around_a_nested_combinator_keeps_its_labels():
+    reward = rk.build_reward({"combine": "sum", "terms": [
+        {"combine": "max", "name": "best", "terms": [term("a", name="a"), term("b", name="b")],
+         "where": {"task": "math"}},
+        {"reward": "length_reward"},
+    ]})
+    from rewardkit.rewards.batch import Batch
+
+    batch = Batch.from_call(None, ["c"] * 5, {**COLUMNS, "task": ["math", "mcq", "math", "math", "mcq"]})
+    scored = reward.score(batch)
+    assert scored.values == [2.0, 1.0, 4.0, 1.0, 1.0]
+    assert scored.components["best/a"] == [0.5, None, None, None, None]
+    assert scored.components["best/b"] == [0.25, None, 3.0, None, None]

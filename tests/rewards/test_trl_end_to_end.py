@@ -24,7 +24,7 @@ SPEC = {
 QUESTIONS = [("What is 2 + 3?", "5"), ("What is 10 - 4?", "6"), ("Compute 3 * 3.", "9"), ("Half of 8?", "4")]
 
 
-def run_grpo(tmp_path, ci_require, conversational: bool):
+def run_grpo(tmp_path, ci_require, conversational: bool, use_async: bool = False):
     require_module(ci_require, "trl", "trl (train extra) for GRPOTrainer")
     datasets = require_module(ci_require, "datasets", "datasets (train extra)")
     from trl import GRPOConfig, GRPOTrainer
@@ -43,7 +43,7 @@ def run_grpo(tmp_path, ci_require, conversational: bool):
         learning_rate=1e-4, report_to="none", save_strategy="no", seed=0, dataloader_num_workers=0,
     )
     trainer = GRPOTrainer(
-        model=str(model_dir), reward_funcs=[reward], args=config,
+        model=str(model_dir), reward_funcs=[reward.as_async() if use_async else reward], args=config,
         train_dataset=datasets.Dataset.from_list(rows), processing_class=None,
     )
     SPY_CALLS.clear()
@@ -54,9 +54,13 @@ def run_grpo(tmp_path, ci_require, conversational: bool):
     return trainer.state.log_history
 
 
-@pytest.mark.parametrize("conversational", [False, True], ids=["plain", "conversational"])
-def test_grpo_steps_with_composed_reward(tmp_path, ci_require, conversational):
-    logs = [entry for entry in run_grpo(tmp_path, ci_require, conversational) if "rewards/rk_reward/mean" in entry]
+@pytest.mark.parametrize(
+    ("conversational", "use_async"), [(False, False), (True, False), (False, True)],
+    ids=["plain", "conversational", "plain-async"],
+)
+def test_grpo_steps_with_composed_reward(tmp_path, ci_require, conversational, use_async):
+    history = run_grpo(tmp_path, ci_require, conversational, use_async)
+    logs = [entry for entry in history if "rewards/rk_reward/mean" in entry]
     assert len(logs) == 2                                          # one log per step
     for entry in logs:
         total = entry["rewards/rk_reward/mean"]
