@@ -157,6 +157,6 @@ def test_where_around_a_nested_combinator_keeps_its_labels():
 
     batch = Batch.from_call(None, ["c"] * 5, {**COLUMNS, "task": ["math", "mcq", "math", "math", "mcq"]})
     scored = reward.score(batch)
-    assert scored.values == [2.0, 1.0, 4.0, 1.0, 1.0]
+    assert scored.values == [1.5, 1.0, 4.0, 1.0, 1.0]  # max(0.5, 0.25) + 1, -, max(None, 3) + 1
     assert scored.components["best/a"] == [0.5, None, None, None, None]
     assert scored.components["best/b"] == [0.25, None, 3.0, None, None]
