@@ -54,11 +54,14 @@ class ContainerSpec:
     cpus: float
     tmpfs_bytes: int
     shm_bytes: int
+    runtime: str | None = None
     labels: dict[str, str] = field(default_factory=dict)
 
     def run_kwargs(self) -> dict[str, Any]:
         memory = self.memory_bytes + self.tmpfs_bytes + self.shm_bytes + EXTRA_MEMORY
+        extra = {"runtime": self.runtime} if self.runtime else {}
         return {
+            **extra,
             "image": self.image,
             "command": ["python3", "-I", "-S", "-c", REAPER_SOURCE],
             "detach": True,

@@ -43,7 +43,16 @@ ANSWER_GRACE = 30.0
 
 
 class DockerSandbox(Sandbox):
-    """Runs each command in a warm, locked-down container; safe to call ``run`` from many threads."""
+    """Runs each command in a warm, locked-down container; safe to call ``run`` from many threads.
+
+    ``image``: the sandbox image (build it with ``rewardkit sandbox-image``); ``pool_size``: warm
+    containers, i.e. runs at once; ``limits``: the default :class:`Limits` of a run, which also size the
+    containers' cgroup caps (a run asking for more raises its container's caps first); ``cpus``: CPU cap
+    per container; ``scratch_bytes``: size of the /tmp tmpfs (default ``limits.max_scratch_bytes``);
+    ``shm_bytes``: size of /dev/shm; ``fresh_container_per_run``: replace the container after every run
+    instead of wiping it; ``env``: extra environment variables for programs; ``runtime``: an engine
+    runtime such as ``runsc`` (gVisor) for a stronger boundary than runc's.
+    """
 
     name = "docker"
 
@@ -58,6 +67,7 @@ class DockerSandbox(Sandbox):
         shm_bytes: int = 16 << 20,
         fresh_container_per_run: bool = False,
         env: Mapping[str, str] | None = None,
+        runtime: str | None = None,
     ) -> None:
         if limits is not None and not isinstance(limits, Limits):
             raise ConfigError(f"limits must be a rewardkit.sandbox.base.Limits, got {type(limits).__name__}")
@@ -76,7 +86,7 @@ class DockerSandbox(Sandbox):
         spec = ContainerSpec(
             image=image, memory_bytes=self.limits.memory_bytes, pids=self.limits.max_processes, cpus=cpus,
             tmpfs_bytes=scratch_bytes or getattr(self.limits, "max_scratch_bytes", 64 << 20),
-            shm_bytes=shm_bytes,
+            shm_bytes=shm_bytes, runtime=runtime,
         )
         self.pool = ContainerPool(self.client, spec, pool_size)
 
