@@ -16,8 +16,8 @@ from rewardkit.verifiers.verdict import ERROR, Verdict
 
 DEFAULT_REFERENCE_KEYS = ("answer", "solution")
 
-_lock = threading.Lock()
-_first_use_lock = threading.Lock()
+_lock = threading.RLock()  # re-entrant: a reward collected (its __del__ runs) while the lock is held
+_first_use_lock = threading.RLock()
 _shared: dict[str, tuple[Verifier, int]] = {}
 
 
