@@ -232,3 +232,26 @@ def test_concurrent_first_calls_acquire_one_verifier(test_plugin):
     assert CountingVerifier.instances == 1
     reward.close()
     assert CountingVerifier.closed == 1 and shared_verifier_count() == 0
+
+
+def _use_after_fork(reward, queue) -> None:
+    values = reward(completions=["a7"], answer=["7"])
+    queue.put((values, CountingVerifier.instances, CountingVerifier.closed))
+    reward.close()
+
+
+def test_forked_child_starts_its_own_verifier(test_plugin):
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    reward = rk.get_reward("contains")
+    assert reward(completions=["a7"], answer=["7"]) == [1.0]
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_use_after_fork, args=(reward, queue))
+    child.start()
+    values, instances_in_child, closed_in_child = queue.get(timeout=60)
+    child.join(timeout=30)
+    assert values == [1.0] and instances_in_child == 2 and closed_in_child == 0  # its own, parent's untouched
+    assert CountingVerifier.closed == 0          # the child did not close the parent's verifier
+    reward.close()
+    assert CountingVerifier.closed == 1

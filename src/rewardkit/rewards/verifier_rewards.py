@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -18,6 +19,16 @@ DEFAULT_REFERENCE_KEYS = ("answer", "solution")
 
 _lock = threading.RLock()  # re-entrant: a reward collected (its __del__ runs) while the lock is held
 _first_use_lock = threading.RLock()
+
+
+def _forget_parent_verifiers() -> None:
+    # A forked child must not drive its parent's worker pools or sandboxes: it starts its own on first use.
+    global _lock, _first_use_lock
+    _lock, _first_use_lock = threading.RLock(), threading.RLock()
+    _shared.clear()
+
+
+os.register_at_fork(after_in_child=_forget_parent_verifiers)
 _shared: dict[str, tuple[Verifier, int]] = {}
 
 
@@ -152,13 +163,17 @@ class VerifierReward(Reward):
         self.context_keys = dict(context_keys or {})
         self.value = value
         self._verifier: Verifier | None = None
+        self._pid = os.getpid()
 
     @property
     def verifier(self) -> Verifier:
+        if self._verifier is not None and self._pid != os.getpid():
+            self._verifier = None  # inherited through fork: the parent's, not ours to use or release
         if self._verifier is None:
             with _first_use_lock:  # two threads scoring at once must not both acquire (and leak) one
                 if self._verifier is None:
                     self._verifier = acquire_verifier(self.verifier_name, self.verifier_params)
+                    self._pid = os.getpid()
         return self._verifier
 
     def score(self, batch: Batch) -> Scored:
@@ -192,7 +207,7 @@ class VerifierReward(Reward):
     def close(self) -> None:
         with _first_use_lock:
             held, self._verifier = self._verifier, None
-        if held is not None:
+        if held is not None and self._pid == os.getpid():
             release_verifier(self.verifier_name, self.verifier_params)
 
     def __del__(self) -> None:
