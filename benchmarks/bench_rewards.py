@@ -88,9 +88,10 @@ def main() -> None:
             f"Best of {args.repeats} runs per variant, {os.cpu_count()} CPUs ({platform.machine()}, Python "
             f"{platform.python_version()}, load average {os.getloadavg()[0]:.1f} at the start), math verifier "
             f"pool of {verifier.pool.size} workers. Speed-ups are against the per-sample verify() loop over the "
-            f"same verifier on the same rows, measured in the same run. The batch gains by keeping every "
-            f"pool worker busy, so its speed-up is bounded by the pool size; a load average well above the CPU "
-            f"count (a shared machine) makes single figures noisy, hence best-of."
+            f"same verifier on the same rows, measured in the same run. The batch keeps every pool worker "
+            f"busy and overlaps the per-sample round trips to the workers, which the loop waits out one by one; "
+            f"a load average well above the CPU count (a shared machine) makes single figures noisy, hence "
+            f"best-of."
         ),
     ]
     inputs = [
