@@ -136,7 +136,7 @@ class DockerSandbox(Sandbox):
         started = time.monotonic()
         last_error = ""
         for _attempt in range(2):  # a dead container is replaced and the run retried once
-            slot = self.pool.acquire(timeout=timeout)
+            slot = self.pool.acquire()  # bounded: every run ends within its wall time + ANSWER_GRACE
             try:
                 self.pool.ensure_caps(slot, limits.memory_bytes, limits.max_processes)
                 answer = slot.channel.call({**request, "uid": slot.uid, "gid": slot.uid}, timeout)
