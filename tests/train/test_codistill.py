@@ -105,8 +105,8 @@ def test_importance_weights_are_clipped_teacher_over_student_token_probs(models)
 
 
 def test_teacher_step_raises_logprob_of_positive_advantage_rollouts(models):
-    tokenizer, student, _ = models
-    teacher = AutoModelForCausalLM.from_pretrained(models[2].name_or_path)
+    _, _, trained_teacher = models
+    teacher = AutoModelForCausalLM.from_pretrained(trained_teacher.name_or_path)  # a fresh copy to update
     prompt_ids, prompt_mask, ids, mask, _, s_logp = _batched_logps(models)
     advantages = torch.tensor([1.0, -1.0])
     opt = torch.optim.SGD(teacher.parameters(), lr=0.5)
@@ -116,6 +116,6 @@ def test_teacher_step_raises_logprob_of_positive_advantage_rollouts(models):
     opt.step()
     with torch.no_grad():
         after, _ = token_logprobs(teacher, prompt_ids, prompt_mask, ids, mask)
-    seq = lambda logp, i: (logp[i] * mask[i]).sum().item()  # noqa: E731
+    seq = lambda logp, i: (logp[i] * mask[i]).sum().item()
     assert seq(after, 0) > seq(before.detach(), 0)  # A > 0: more likely
     assert seq(after, 1) < seq(before.detach(), 1)  # A < 0: less likely

@@ -9,7 +9,13 @@ import torch
 from transformers import AutoModelForCausalLM
 
 from rewardkit.train.config import LoraSettings
-from rewardkit.train.diagnostics import ModuleNormTracker, lora_delta_norms, per_kind, per_layer, reward_statistics
+from rewardkit.train.diagnostics import (
+    ModuleNormTracker,
+    lora_delta_norms,
+    per_kind,
+    per_layer,
+    reward_statistics,
+)
 from rewardkit.train.lora import apply_lora
 
 

@@ -39,7 +39,8 @@ def _load(path: str | Path, device: str, dtype: str) -> tuple[Any, Any]:
     tokenizer = AutoTokenizer.from_pretrained(path)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype)).to(device).eval()
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype))
+    model = model.to(device).eval()  # type: ignore[arg-type]
     return model, tokenizer
 
 

@@ -14,6 +14,7 @@ import torch
 
 from rewardkit._errors import ConfigError
 from rewardkit.train.advantages import group_advantages
+from rewardkit.train.config import CoDistillConfig
 from rewardkit.train.lora import apply_lora
 from rewardkit.train.loss import aggregate, masked_mean
 from rewardkit.train.sampling import Rollouts, encode_prompts, token_logprobs
@@ -97,9 +98,10 @@ class CoDistillTrainer(GRPOTrainer):
     """GRPO on the student (the policy) with the ``kd_logprob`` reward term, plus the teacher's update."""
 
     def _setup_extra(self) -> None:
-        cd = self.config.codistill
-        if cd is None:
+        if self.config.codistill is None:
             raise ConfigError("CoDistillTrainer needs a 'codistill' section in the config")
+        self.cd: CoDistillConfig = self.config.codistill
+        cd = self.cd
         teacher_base, teacher_tokenizer = self._load_warmed_up(
             cd.teacher, "teacher", self.resuming) if cd.teacher_warmup else self._load_plain(cd.teacher)
         if teacher_tokenizer.get_vocab() != self.tokenizer.get_vocab():
@@ -121,19 +123,20 @@ class CoDistillTrainer(GRPOTrainer):
     def score(self, rollouts: Rollouts, **extra: Any):
         """Before the policy moves: keep the student's sampling log-probabilities (the behaviour policy)."""
         rollouts.behaviour_logp = self._logprobs_no_grad(self.model, rollouts)
-        if self.config.codistill.kd_mode == "neg_reverse_kl":
+        if self.cd.kd_mode == "neg_reverse_kl":
             extra.setdefault("completion_logprobs", [row[m.bool()].tolist() for row, m in
                                                      zip(rollouts.behaviour_logp, rollouts.completion_mask)])
         return super().score(rollouts, **extra)
 
     def _after_policy_update(self, rollouts: Rollouts, scores: Any, metrics: dict[str, Any]) -> None:
         """One teacher step on the student's rollouts, advantages from the task rewards only."""
-        cd, g = self.config.codistill, self.config.grpo
+        cd, g = self.cd, self.config.grpo
         task_total = torch.zeros_like(scores.total)
         for term in self.task_terms:
             task_total += term.weight * torch.nan_to_num(scores.components[term.label], nan=0.0)
         advantages = group_advantages(task_total, g.group_size, g.scale_rewards)
         student_logp = rollouts.behaviour_logp
+        assert student_logp is not None, "score() keeps the behaviour log-probabilities"
         self.teacher_optimizer.zero_grad(set_to_none=True)
         teacher_logp, _ = token_logprobs(self.teacher, rollouts.prompt_ids, rollouts.prompt_mask,
                                          rollouts.completion_ids, rollouts.completion_mask)

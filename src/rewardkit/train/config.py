@@ -42,6 +42,7 @@ class DataConfig:
     task_params: dict[str, Any] = field(default_factory=dict)
     path: str | None = None
     prompt_field: str = "prompt"
+    chat: bool = False  # wrap string prompts as one user message (the tokenizer's chat template applies)
     eval_size: int = 0  # prompts held out for greedy evaluation (0: none)
     eval_train_prompts: bool = False  # also evaluate greedily on the training prompts ("eval_train/...")
 
@@ -198,7 +199,7 @@ def _convert(tp: Any, value: Any, where: str) -> Any:
             raise ConfigError(f"{where}: expected a mapping, got {value!r}")
         return dict(value)
     if dataclasses.is_dataclass(tp):
-        return _build(tp, value, where)
+        return _build(typing.cast(type, tp), value, where)
     if tp is bool:
         if not isinstance(value, bool):
             raise ConfigError(f"{where}: expected true or false, got {value!r}")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from rewardkit._errors import ConfigError
 
@@ -46,6 +47,9 @@ def load_examples(data: Any, seed: int) -> tuple[list[dict[str, Any]], list[dict
             raise ConfigError(f"data.task_params for task {data.task!r}: {exc}") from None
     else:
         rows = _read_jsonl(Path(data.path), data.prompt_field)
+    if data.chat:
+        rows = [{**r, "prompt": [{"role": "user", "content": r["prompt"]}]} if isinstance(r["prompt"], str) else r
+                for r in rows]
     if data.eval_size >= len(rows):
         raise ConfigError(f"data.eval_size: {data.eval_size} leaves no training prompts out of {len(rows)}")
     order = list(range(len(rows)))

@@ -44,7 +44,7 @@ def select_target_modules(model: Any, target_modules: str | list[str], layers: s
         raise ConfigError(f"lora.target_modules: expected one of {sorted(PRESETS)} or a list of module names, "
                           f"got {target_modules!r}")
     linears = [name for name, mod in model.named_modules() if isinstance(mod, torch.nn.Linear)]
-    layer_ids = {layer_index(n) for n in linears} - {None}
+    layer_ids = {i for i in map(layer_index, linears) if i is not None}
     wanted = set(resolve_layers(layers, max(layer_ids) + 1 if layer_ids else 0))
     chosen = [n for n in linears if n.split(".")[-1] in suffixes and layer_index(n) in wanted]
     if not chosen:

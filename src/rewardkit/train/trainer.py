@@ -136,6 +136,7 @@ class GRPOTrainer:
                     ref_logp=None if ref_logp is None else ref_logp[part], loss_type=g.loss_type,
                     max_completion_length=g.max_completion_length)
                 (out.loss / g.grad_accum_steps).backward()
+                assert entropy is not None
                 share = 1.0 / (g.grad_accum_steps * g.num_iterations)
                 for key, value in (("loss", out.loss.item()), ("clip_fraction", out.clip_fraction),
                                    ("clip_low", out.clip_low_fraction), ("clip_high", out.clip_high_fraction),
