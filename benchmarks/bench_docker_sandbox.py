@@ -28,6 +28,12 @@ from rewardkit.sandbox.image_build import DEFAULT_IMAGE, docker_client
 
 PROGRAM = "import json, math\nprint(json.dumps([math.factorial(n) % 97 for n in range(200)])[:20])\n"
 EXPECTED_PREFIX = b"[1, 1, 2, 6, 24, 23"
+NOTE = (
+    "The cold baseline creates, starts, waits for, reads the log of and removes one container per program. "
+    "The warm pool keeps one supervisor per container and per run pays one request over the exec stream "
+    "plus the kill-and-wipe that isolates runs; the fresh-container mode also pays for a container start "
+    "and a supervisor exec per program (done in the background, but on the same 2 CPUs)."
+)
 SECTION = "## Docker sandbox (benchmarks/bench_docker_sandbox.py)"
 CODE_PROGRAM = "def total(xs):\n    return sum(xs)\n"
 CODE_TEST = {"test": "def check(candidate):\n    assert candidate([1, 2]) == 3\n    assert candidate([]) == 0\n",
@@ -118,6 +124,7 @@ def render(rows: list[tuple[str, int, float]], verifier_rows: list[tuple[str, in
     for name, n, seconds in rows:
         rate = n / seconds
         lines.append(f"| {name} | {n} | {seconds:.2f} | {rate:.1f} | {rate / base:.2f}x |")
+    lines += ["", NOTE]
     lines += ["", "**The code verifier end to end (HumanEval-style check, two asserts; harness included).**", "",
               "| sandbox | verdicts | seconds | verdicts/s |", "| --- | ---: | ---: | ---: |"]
     for name, n, seconds in verifier_rows:
