@@ -26,7 +26,7 @@ import rewardkit as rk
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "validation"))
 
-from humaneval_mutants import mutate  # noqa: E402
+from humaneval_mutants import mutate
 
 
 def workload(count: int) -> list[tuple[str, dict, bool]]:
@@ -49,7 +49,7 @@ def bare_subprocess(row: tuple[str, dict, bool], timeout: float) -> bool:
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
         fh.write(source)
     try:
-        done = subprocess.run([sys.executable, "-I", fh.name], capture_output=True, timeout=timeout)
+        done = subprocess.run([sys.executable, "-I", fh.name], capture_output=True, timeout=timeout, check=False)
         return done.returncode == 0
     except subprocess.TimeoutExpired:
         return False
@@ -93,12 +93,12 @@ def main() -> None:
 
     base_seconds = variants[0][1][0]
     lines = [
-        f"Best of {args.repeats} runs per variant, {os.cpu_count()} CPUs ({platform.machine()}, Python "
-        f"{platform.python_version()}, load average {load:.1f} at the start), {args.workers} parallel workers "
-        f"in every variant. Ratios are against the bare-subprocess baseline measured in the same run.",
+        (f"Best of {args.repeats} runs per variant, {os.cpu_count()} CPUs ({platform.machine()}, Python "
+         f"{platform.python_version()}, load average {load:.1f} at the start), {args.workers} parallel workers "
+         f"in every variant. Ratios are against the bare-subprocess baseline measured in the same run."),
         "",
-        f"**{len(rows)} programs: {sum(expected)} HumanEval canonical solutions and "
-        f"{len(rows) - sum(expected)} 'return None' mutants, each judged by the problem's check().**",
+        (f"**{len(rows)} programs: {sum(expected)} HumanEval canonical solutions and "
+         f"{len(rows) - sum(expected)} 'return None' mutants, each judged by the problem's check().**"),
         "",
         "| variant | seconds | programs/s | throughput vs baseline | verdicts as expected |",
         "| --- | ---: | ---: | ---: | ---: |",

@@ -122,7 +122,7 @@ def run_inside(argv: list[str], *, env: dict[str, str], timeout: float, pids_max
         return subprocess.run(
             ["sh", "-c", script, "rk-enter", *argv],
             env={**env, MARKER_ENV: token, "RK_HOSTILE_CGROUP": os.path.basename(group.dirs[0])},
-            capture_output=True, text=True, timeout=timeout, cwd=cwd,
+            capture_output=True, text=True, timeout=timeout, cwd=cwd, check=False,
         )
     finally:
         group.destroy()

@@ -13,7 +13,6 @@ import threading
 import time
 
 import pytest
-
 from boundary import inside_boundary
 from hostile_cases import CASES, GOOD, GOOD_IO, IO_REF, REF, SECRET, SECRET_ENV, Hostile
 
@@ -21,11 +20,11 @@ _why_not = inside_boundary()
 if _why_not is not None:
     raise RuntimeError(f"refusing to run hostile programs outside the disposable boundary: {_why_not}")
 
-import rewardkit as rk  # noqa: E402
+import rewardkit as rk
 
 WALL = 3.0
-SETTINGS = dict(wall_time=WALL, memory_bytes=256 << 20, max_processes=16, max_output_bytes=256 << 10,
-                max_scratch_bytes=16 << 20, max_file_bytes=8 << 20)
+SETTINGS = {"wall_time": WALL, "memory_bytes": 256 << 20, "max_processes": 16, "max_output_bytes": 256 << 10,
+            "max_scratch_bytes": 16 << 20, "max_file_bytes": 8 << 20}
 
 
 def _processes() -> dict[int, str]:

@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from typing import Callable
+from collections.abc import Callable
 
 
 def _entry_function(tree: ast.Module, entry_point: str) -> ast.FunctionDef | None:
@@ -79,7 +79,7 @@ def plain_execution_passes(program: str, test: str, entry_point: str, timeout: f
             fh.write(source)
         try:
             done = subprocess.run([sys.executable, "-I", path], cwd=tmp, capture_output=True, timeout=timeout,
-                                  env={"PATH": "/usr/bin:/bin"})
+                                  env={"PATH": "/usr/bin:/bin"}, check=False)
         except subprocess.TimeoutExpired:
             return False
     return done.returncode == 0

@@ -8,9 +8,9 @@ import shutil
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from humaneval_mutants import MUTATIONS, mutate, plain_execution_passes
 
 import rewardkit as rk
-from humaneval_mutants import MUTATIONS, mutate, plain_execution_passes
 
 WALL = 8.0
 

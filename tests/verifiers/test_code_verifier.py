@@ -13,7 +13,7 @@ import rewardkit as rk
 from rewardkit.sandbox.base import Limits, RunResult, Sandbox
 from rewardkit.verifiers.code_extract import extract_program
 from rewardkit.verifiers.code_harness import InvalidReference, normalize_reference, parse_result, prepare_job
-from rewardkit.verifiers.code_supervisor import outputs_match
+from rewardkit.verifiers.code_io_cases import outputs_match
 
 ADD_TESTS = "assert add(1, 2) == 3\nassert add(-1, 1) == 0\nassert add(10, 5) == 15\nassert True\n"
 

@@ -25,7 +25,7 @@ import tempfile
 import threading
 import time
 import warnings
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from rewardkit._errors import SandboxError
 from rewardkit.sandbox.base import Limits, RunResult, Sandbox
@@ -141,7 +141,7 @@ class LocalSandbox(Sandbox):
             cwd=launch.cwd,
             pass_fds=launch.pass_fds,
             start_new_session=True,
-            preexec_fn=preexec,
+            preexec_fn=preexec,  # noqa: PLW1509 - rlimits isolation only; it only calls setrlimit
         )
         with self._lock:
             self._live.add(proc)

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from importlib import resources
-from typing import Any, Mapping
+from typing import Any
 
 from rewardkit.sandbox.base import Limits, RunResult
 from rewardkit.verifiers.verdict import (
@@ -39,7 +40,7 @@ from rewardkit.verifiers.verdict import (
 )
 
 RESULT_TAG = "RKH1"
-HARNESS_FILES = ("code_supervisor.py", "code_runner.py", "code_wire.py")
+HARNESS_FILES = ("code_supervisor.py", "code_runner.py", "code_wire.py", "code_procs.py", "code_io_cases.py")
 COMMAND = ("python3", "-I", "-S", "-B", "code_supervisor.py")
 STDERR_TAIL = 2000
 

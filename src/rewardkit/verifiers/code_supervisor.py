@@ -24,7 +24,6 @@ import builtins
 import importlib
 import json
 import os
-import select
 import signal
 import subprocess
 import sys
@@ -33,7 +32,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-import code_wire as wire  # noqa: E402
+import code_io_cases
+import code_wire as wire
+from code_procs import Deadline, Events, nondumpable, sweep
 
 sys.path.remove(HERE)  # the candidate can write here: nothing may be imported from it from now on
 
@@ -41,10 +42,6 @@ RESULT_TAG = "RKH1"
 PROGRAM = os.path.join(HERE, "program.py")
 RUNNER = os.path.join(HERE, "code_runner.py")
 MAX_RESTARTS = 20
-
-
-class Deadline(BaseException):
-    """The time budget is spent: stop everything and report."""
 
 
 class CandidateFailure(Exception):
@@ -55,57 +52,10 @@ class CandidateFailure(Exception):
         self.kind = kind
 
 
-def _nondumpable() -> None:
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 0
-    except (OSError, AttributeError, ImportError):
-        pass
-
-
-def _sweep(proc: subprocess.Popen | None) -> None:
-    """Kill the candidate's processes (every one when we are PID 1) and reap them."""
-    if os.getpid() == 1:
-        try:
-            os.kill(-1, signal.SIGKILL)
-        except OSError:
-            pass
-        end = time.monotonic() + 2.0
-        while time.monotonic() < end:
-            try:
-                pid, _ = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                break
-            if pid == 0:
-                time.sleep(0.002)
-        if proc is not None and proc.returncode is None:
-            proc.returncode = -9
-        return
-    if proc is not None and proc.returncode is None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        try:
-            proc.kill()
-            proc.wait(timeout=2)
-        except (OSError, subprocess.TimeoutExpired):
-            pass
-
-
-class Events:
-    def __init__(self) -> None:
-        self.counts = {"timeouts": 0, "memory_errors": 0, "crashes": 0, "exceptions": 0, "restarts": 0}
-
-    def add(self, name: str) -> None:
-        self.counts[name] = self.counts.get(name, 0) + 1
-
-
 class Remote:
     """A candidate object seen from here: call it, get attributes, iterate; nothing else."""
 
-    __slots__ = ("_owner", "_ref", "_gen", "_label")
+    __slots__ = ("_gen", "_label", "_owner", "_ref")
 
     def __init__(self, owner: Candidate, ref: list, gen: int, label: str) -> None:
         object.__setattr__(self, "_owner", owner)
@@ -184,7 +134,7 @@ class Candidate:
         self.names = reply["names"]
 
     def stop(self) -> None:
-        _sweep(self.proc)
+        sweep(self.proc)
         for fd in ("wfd", "rfd"):
             if hasattr(self, fd):
                 try:
@@ -367,7 +317,7 @@ def run_function_tests(job: dict, deadline: float, events: Events, result: dict)
 
 def _run_statement(module: ast.Module, namespace: dict, errors: list[str]) -> None:
     try:
-        exec(compile(module, "<tests>", "exec"), namespace)
+        exec(compile(module, "<tests>", "exec"), namespace)  # noqa: S102 - the reference tests (trusted)
     except Deadline:
         raise
     except BaseException as exc:  # noqa: BLE001 - a test that errors outside an assert
@@ -388,7 +338,7 @@ def _bind_candidate_names(namespace: dict, candidate: Candidate, tree: ast.AST, 
                 continue  # never import a module the candidate may have written
             try:
                 namespace[name] = importlib.import_module(module)
-            except Exception:  # noqa: BLE001 - a module this Python lacks
+            except Exception:  # noqa: BLE001, S110 - a module this Python lacks: the test sees a NameError
                 pass
         elif kind == "value":
             try:
@@ -399,131 +349,12 @@ def _bind_candidate_names(namespace: dict, candidate: Candidate, tree: ast.AST, 
             namespace[name] = Remote(candidate, ["n", name], candidate.gen, f"candidate {name}")
 
 
-def run_io_tests(job: dict, deadline: float, events: Events, result: dict) -> None:
-    with open(PROGRAM, encoding="utf-8", errors="replace") as fh:
-        source = fh.read()
-    tests = [{"line": i, "source": f"case {i}", "outcome": "not_run"} for i in range(len(job["inputs"]))]
-    result.update(mode="io", tests=tests)
-    try:
-        compile(source, "program.py", "exec")
-    except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
-        result["load"] = {"status": "compile_error", "error": f"{type(exc).__name__}: {exc}"[:2000]}
-        return
-    result["load"] = {"status": "ok"}
-    cap = int(job.get("max_output_bytes", 1 << 20))
-    for i, (given, expected) in enumerate(zip(job["inputs"], job["outputs"])):
-        limit = deadline if job.get("call_timeout") is None else min(deadline, time.monotonic() + job["call_timeout"])
-        outcome, error, out = _run_case(given.encode("utf-8"), cap, limit, events)
-        if outcome == "ran":
-            ok = outputs_match(out.decode("utf-8", "replace"), expected, job.get("tolerance"))
-            outcome, error = ("pass", None) if ok else ("fail", "wrong output")
-        tests[i]["outcome"] = outcome
-        if error:
-            tests[i]["error"] = error
-        if time.monotonic() >= deadline:
-            raise Deadline()
-
-
-def _run_case(data: bytes, cap: int, limit: float, events: Events) -> tuple[str, str | None, bytes]:
-    try:
-        proc = subprocess.Popen([sys.executable, "-I", "-S", "-B", PROGRAM], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=2, start_new_session=True, cwd=HERE)
-    except OSError as exc:
-        events.add("crashes")
-        return "fail", f"could not start the program: {exc}", b""
-    out, over, late = bytearray(), False, False
-    pending = memoryview(data)
-    os.set_blocking(proc.stdin.fileno(), False)
-    wfds = [proc.stdin.fileno()] if pending else []
-    if not pending:
-        proc.stdin.close()
-    rfd = proc.stdout.fileno()
-    try:
-        while True:
-            left = limit - time.monotonic()
-            if left <= 0:
-                late = True
-                break
-            readable, writable, _ = select.select([rfd], wfds, [], left)
-            if writable:
-                try:
-                    pending = pending[os.write(wfds[0], pending[:65536]):]
-                except OSError:
-                    pending = pending[:0]
-                if not pending:
-                    proc.stdin.close()
-                    wfds = []
-            if readable:
-                block = os.read(rfd, 65536)
-                if not block:
-                    break
-                out += block
-                if len(out) > cap:
-                    over = True
-                    break
-        code = None if (late or over) else _wait(proc, limit)
-    finally:
-        _sweep(proc)
-        for stream in (proc.stdin, proc.stdout):
-            if not stream.closed:
-                stream.close()
-    if late or code is None:
-        events.add("timeouts")
-        return "timeout", "the program ran past its time limit", b""
-    if over:
-        events.add("exceptions")
-        return "fail", "output over the limit", b""
-    if code in (-signal.SIGXCPU, -signal.SIGKILL):
-        events.add("timeouts")
-        return "timeout", "the program hit its CPU time limit", b""
-    if code != 0:
-        events.add("crashes" if code < 0 else "exceptions")
-        return "error", f"exit status {code}", bytes(out)
-    return "ran", None, bytes(out)
-
-
-def _wait(proc: subprocess.Popen, limit: float) -> int | None:
-    try:
-        return proc.wait(timeout=max(0.0, limit - time.monotonic()))
-    except subprocess.TimeoutExpired:
-        return None
-
-
-def outputs_match(actual: str, expected: str, tolerance: float | None) -> bool:
-    """Line by line, whitespace runs collapsed, trailing blank lines ignored; numbers within ``tolerance``."""
-    a, b = _tokens(actual), _tokens(expected)
-    if len(a) != len(b):
-        return False
-    for line_a, line_b in zip(a, b):
-        if len(line_a) != len(line_b):
-            return False
-        for x, y in zip(line_a, line_b):
-            if x == y:
-                continue
-            if tolerance is None:
-                return False
-            try:
-                fx, fy = float(x), float(y)
-            except ValueError:
-                return False
-            if not abs(fx - fy) <= tolerance * max(1.0, abs(fy)):
-                return False
-    return True
-
-
-def _tokens(text: str) -> list[list[str]]:
-    lines = [line.split() for line in text.replace("\r\n", "\n").split("\n")]
-    while lines and not lines[-1]:
-        lines.pop()
-    return lines
-
-
 def _on_alarm(signum, frame):  # type: ignore[no-untyped-def]
     raise Deadline()
 
 
 def main() -> None:
-    _nondumpable()
+    nondumpable()
     job = json.loads(sys.stdin.buffer.read().decode("utf-8"))
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
@@ -535,7 +366,7 @@ def main() -> None:
     signal.setitimer(signal.ITIMER_REAL, float(job["budget"]) + 0.05)
     result: dict = {"v": 1}
     try:
-        runner = run_io_tests if job["mode"] == "io" else run_function_tests
+        runner = code_io_cases.run_io_tests if job["mode"] == "io" else run_function_tests
         runner(job, deadline, events, result)
     except Deadline:
         result["deadline_hit"] = True
@@ -543,7 +374,7 @@ def main() -> None:
         result["harness_error"] = f"{type(exc).__name__}: {exc}"[:1000]
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-    _sweep(None)
+    sweep(None)
     result["events"] = events.counts
     result["seconds"] = round(time.monotonic() - start, 4)
     line = f"{RESULT_TAG} {nonce} {json.dumps(result, separators=(',', ':'))}\n".encode()

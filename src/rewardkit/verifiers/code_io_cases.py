@@ -1,0 +1,143 @@
+"""Stdin/stdout cases for the code harness's supervisor (plain stdlib, runs inside the sandbox).
+
+Each case runs ``program.py`` as ``__main__`` in a fresh child with the case's input on stdin; the
+supervisor feeds it, reads its stdout (capped), sweeps every process it left, and compares the
+output here. Imported by ``code_supervisor.py`` before any candidate process exists.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+
+try:
+    from code_procs import Deadline, Events, sweep
+except ImportError:  # imported from the installed package (on the host, by tests)
+    from rewardkit.verifiers.code_procs import Deadline, Events, sweep
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROGRAM = os.path.join(HERE, "program.py")
+
+
+def run_io_tests(job: dict, deadline: float, events: Events, result: dict) -> None:
+    with open(PROGRAM, encoding="utf-8", errors="replace") as fh:
+        source = fh.read()
+    tests = [{"line": i, "source": f"case {i}", "outcome": "not_run"} for i in range(len(job["inputs"]))]
+    result.update(mode="io", tests=tests)
+    try:
+        compile(source, "program.py", "exec")
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
+        result["load"] = {"status": "compile_error", "error": f"{type(exc).__name__}: {exc}"[:2000]}
+        return
+    result["load"] = {"status": "ok"}
+    cap = int(job.get("max_output_bytes", 1 << 20))
+    for i, (given, expected) in enumerate(zip(job["inputs"], job["outputs"])):
+        limit = deadline if job.get("call_timeout") is None else min(deadline, time.monotonic() + job["call_timeout"])
+        outcome, error, out = _run_case(given.encode("utf-8"), cap, limit, events)
+        if outcome == "ran":
+            ok = outputs_match(out.decode("utf-8", "replace"), expected, job.get("tolerance"))
+            outcome, error = ("pass", None) if ok else ("fail", "wrong output")
+        tests[i]["outcome"] = outcome
+        if error:
+            tests[i]["error"] = error
+        if time.monotonic() >= deadline:
+            raise Deadline()
+
+
+def _run_case(data: bytes, cap: int, limit: float, events: Events) -> tuple[str, str | None, bytes]:
+    try:
+        proc = subprocess.Popen([sys.executable, "-I", "-S", "-B", PROGRAM], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=2, start_new_session=True, cwd=HERE)
+    except OSError as exc:
+        events.add("crashes")
+        return "fail", f"could not start the program: {exc}", b""
+    assert proc.stdin is not None and proc.stdout is not None
+    out, over, late = bytearray(), False, False
+    pending = memoryview(data)
+    os.set_blocking(proc.stdin.fileno(), False)
+    wfds = [proc.stdin.fileno()] if pending else []
+    if not pending:
+        proc.stdin.close()
+    rfd = proc.stdout.fileno()
+    try:
+        while True:
+            left = limit - time.monotonic()
+            if left <= 0:
+                late = True
+                break
+            readable, writable, _ = select.select([rfd], wfds, [], left)
+            if writable:
+                try:
+                    pending = pending[os.write(wfds[0], pending[:65536]):]
+                except OSError:
+                    pending = pending[:0]
+                if not pending:
+                    proc.stdin.close()
+                    wfds = []
+            if readable:
+                block = os.read(rfd, 65536)
+                if not block:
+                    break
+                out += block
+                if len(out) > cap:
+                    over = True
+                    break
+        code = None if (late or over) else _wait(proc, limit)
+    finally:
+        sweep(proc)
+        for stream in (proc.stdin, proc.stdout):
+            if stream is not None and not stream.closed:
+                stream.close()
+    if late or code is None:
+        events.add("timeouts")
+        return "timeout", "the program ran past its time limit", b""
+    if over:
+        events.add("exceptions")
+        return "fail", "output over the limit", b""
+    if code in (-signal.SIGXCPU, -signal.SIGKILL):
+        events.add("timeouts")
+        return "timeout", "the program hit its CPU time limit", b""
+    if code != 0:
+        events.add("crashes" if code < 0 else "exceptions")
+        return "error", f"exit status {code}", bytes(out)
+    return "ran", None, bytes(out)
+
+
+def _wait(proc: subprocess.Popen, limit: float) -> int | None:
+    try:
+        return proc.wait(timeout=max(0.0, limit - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def outputs_match(actual: str, expected: str, tolerance: float | None) -> bool:
+    """Line by line, whitespace runs collapsed, trailing blank lines ignored; numbers within ``tolerance``."""
+    a, b = _tokens(actual), _tokens(expected)
+    if len(a) != len(b):
+        return False
+    for line_a, line_b in zip(a, b):
+        if len(line_a) != len(line_b):
+            return False
+        for x, y in zip(line_a, line_b):
+            if x == y:
+                continue
+            if tolerance is None:
+                return False
+            try:
+                fx, fy = float(x), float(y)
+            except ValueError:
+                return False
+            if not abs(fx - fy) <= tolerance * max(1.0, abs(fy)):
+                return False
+    return True
+
+
+def _tokens(text: str) -> list[list[str]]:
+    lines = [line.split() for line in text.replace("\r\n", "\n").split("\n")]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
