@@ -104,6 +104,15 @@ def test_classes_work_through_handles(verifier) -> None:
     assert verifier.verify(program, tests).correct
 
 
+def test_generators_iterate_and_candidate_objects_compare_by_identity(verifier) -> None:
+    program = "def evens(n):\n    return (i for i in range(n) if i % 2 == 0)\n" \
+              "class P:\n    def __init__(self, x):\n        self.x = x\n    def __eq__(self, other):\n" \
+              "        return True\n"
+    tests = "assert list(evens(5)) == [0, 2, 4]\nassert P(1).x == 1\nassert P(1) == P(2)\n"
+    verdict = verifier.verify(program, tests)
+    assert [t["outcome"] for t in verdict.details["tests"]] == ["pass", "pass", "fail"]
+
+
 # -- statuses -------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("program,status", [

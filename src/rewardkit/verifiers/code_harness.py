@@ -7,8 +7,8 @@ Shared by every sandbox backend. A backend only has to run the job::
     verdict = parse_result(job, result)                     # Verdict
 
 ``job.command`` is ``["python3", "-I", "-S", "-B", "code_supervisor.py"]``, to run in the scratch dir
-that holds ``job.files`` (the supervisor, ``code_runner.py``, ``code_wire.py`` and the candidate's
-``program.py``; all plain python3.8+ stdlib). The tests and a per-job nonce travel on stdin only, so
+that holds ``job.files`` (the supervisor and its modules, ``HARNESS_FILES``, and the candidate's
+``program.py``; all plain python3.8+ stdlib, nothing of rewardkit). The tests and a per-job nonce travel on stdin only, so
 the candidate never sees them. The verdict comes from the one stdout line ``RKH1 <nonce> <json>``;
 the program's own exit status and output decide nothing. See ``code_supervisor.py`` for the design.
 
