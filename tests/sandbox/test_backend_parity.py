@@ -124,14 +124,24 @@ class OuterBoundary:
             self.dirs = [Path("/sys/fs/cgroup") / self.name]
         else:
             self.dirs = [Path("/sys/fs/cgroup/pids") / self.name, Path("/sys/fs/cgroup/memory") / self.name]
-        for d in self.dirs:
-            d.mkdir()
-        if self.v2:
+        if self.v2:  # the controllers must be enabled for children of the root cgroup
+            subtree = Path("/sys/fs/cgroup/cgroup.subtree_control")
+            for controller in ("pids", "memory"):
+                if controller not in subtree.read_text().split():
+                    subtree.write_text(f"+{controller}")
+        try:
+            for d in self.dirs:
+                d.mkdir()
             (self.dirs[0] / "pids.max").write_text(str(pids))
-            (self.dirs[0] / "memory.max").write_text(str(memory_bytes))
-        else:
-            (self.dirs[0] / "pids.max").write_text(str(pids))
-            (self.dirs[1] / "memory.limit_in_bytes").write_text(str(memory_bytes))
+            if self.v2:
+                (self.dirs[0] / "memory.max").write_text(str(memory_bytes))
+            else:
+                (self.dirs[1] / "memory.limit_in_bytes").write_text(str(memory_bytes))
+        except OSError:
+            for d in self.dirs:
+                if d.exists():
+                    d.rmdir()
+            raise
 
     def _join(self) -> None:  # runs in the child between fork and exec
         for d in self.dirs:
@@ -184,7 +194,10 @@ def verdict_pairs():
     with rk.get_verifier("code", sandbox="docker", sandbox_options={"pool_size": 2}, **SETTINGS) as v:
         docker_verdicts = v.verify_batch([c[0] for c in cases], [c[1] for c in cases])
 
-    boundary = OuterBoundary()
+    try:
+        boundary = OuterBoundary()
+    except OSError as exc:
+        need(False, f"cannot make the outer boundary's cgroups: {exc}")
     try:
         spec = json.dumps({"settings": SETTINGS, "cases": cases})
         proc = boundary.run([sys.executable, "-c", LOCAL_BATCH], stdin=spec, timeout=300)
