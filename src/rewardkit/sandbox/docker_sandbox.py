@@ -85,7 +85,7 @@ class DockerSandbox(Sandbox):
         self._require_image()
         spec = ContainerSpec(
             image=image, memory_bytes=self.limits.memory_bytes, pids=self.limits.max_processes, cpus=cpus,
-            tmpfs_bytes=scratch_bytes or getattr(self.limits, "max_scratch_bytes", 64 << 20),
+            tmpfs_bytes=int(scratch_bytes or self.limits.max_scratch_bytes),
             shm_bytes=shm_bytes, runtime=runtime,
         )
         self.pool = ContainerPool(self.client, spec, pool_size)
