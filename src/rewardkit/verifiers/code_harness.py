@@ -20,6 +20,7 @@ capabilities (it makes itself non-dumpable), and report its own failures in ``Ru
 
 from __future__ import annotations
 
+import ast
 import json
 import secrets
 from collections.abc import Mapping
@@ -68,10 +69,21 @@ _SOURCES: dict[str, bytes] | None = None
 
 
 def normalize_reference(reference: Any, tolerance: float | None = None) -> dict[str, Any]:
-    """The reference as a harness test spec; raises InvalidReference naming what is wrong."""
+    """The reference as a harness test spec; raises InvalidReference naming what is wrong.
+
+    A string that holds a JSON object (as dataset columns often do) is read as that object.
+    """
+    if isinstance(reference, str) and reference.lstrip().startswith("{"):
+        try:
+            decoded = json.loads(reference)
+        except ValueError:
+            decoded = None
+        if isinstance(decoded, dict):
+            reference = decoded
     if isinstance(reference, str):
         if not reference.strip():
             raise InvalidReference("empty test code")
+        _check_test_code(reference, None)
         return {"mode": "function", "test": reference, "entry_point": None}
     if isinstance(reference, Mapping):
         if "test" in reference:
@@ -80,6 +92,7 @@ def normalize_reference(reference: Any, tolerance: float | None = None) -> dict[
                 raise InvalidReference("reference 'test' must be a non-empty string of Python code")
             if entry is not None and (not isinstance(entry, str) or not entry.isidentifier()):
                 raise InvalidReference(f"reference 'entry_point' must be a function name, got {entry!r}")
+            _check_test_code(test, entry)
             return {"mode": "function", "test": test, "entry_point": entry}
         if "inputs" in reference and "outputs" in reference:
             inputs, outputs = reference["inputs"], reference["outputs"]
@@ -98,6 +111,18 @@ def normalize_reference(reference: Any, tolerance: float | None = None) -> dict[
             f"reference dict needs 'test' (+ 'entry_point') or 'inputs' and 'outputs'; got keys {sorted(reference)}"
         )
     raise InvalidReference(f"reference must be test code (str) or a dict, got {type(reference).__name__}")
+
+
+def _check_test_code(test: str, entry_point: str | None) -> None:
+    try:
+        tree = ast.parse(test, "<tests>")
+    except (SyntaxError, ValueError) as exc:
+        raise InvalidReference(f"the test code does not compile: {exc}") from None
+    if entry_point is not None:
+        if not any(isinstance(n, ast.FunctionDef) and n.name == "check" for n in tree.body):
+            raise InvalidReference("a reference with 'entry_point' needs test code that defines check(candidate)")
+    elif not any(isinstance(n, ast.Assert) and not isinstance(n.test, ast.Constant) for n in ast.walk(tree)):
+        raise InvalidReference("the test code has no assert statement to count as a test")
 
 
 def _text(value: Any) -> str:
