@@ -208,7 +208,7 @@ def parse_result(job: HarnessJob, result: RunResult, extracted: str | None = Non
         return Verdict.fail(COMPILE_ERROR, extracted, error=load.get("error"), **details)
     if load.get("status") not in (None, OK):
         details["error"] = load.get("error")
-    correct = passed == total and not report.get("deadline_hit")
+    correct = passed == total and not report.get("deadline_hit") and not report.get("aborted")
     if correct:
         status = OK
     elif report.get("deadline_hit") or events.get("timeouts"):

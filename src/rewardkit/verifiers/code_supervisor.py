@@ -370,6 +370,9 @@ def main() -> None:
         runner(job, deadline, events, result)
     except Deadline:
         result["deadline_hit"] = True
+    except MemoryError:  # a reply too big to hold: the candidate's doing, not a harness failure
+        events.add("memory_errors")
+        result["aborted"] = "MemoryError"
     except BaseException as exc:  # noqa: BLE001 - a harness failure is reported, never hidden
         result["harness_error"] = f"{type(exc).__name__}: {exc}"[:1000]
     finally:
