@@ -103,6 +103,14 @@ def test_program_runs_unprivileged_in_a_clean_environment(sandbox, monkeypatch):
     assert result.stdout.endswith(b"False\n")
 
 
+def test_a_command_that_cannot_start_is_an_infra_error_and_cannot_be_faked(sandbox):
+    missing = sandbox.run(["no-such-program"], {})
+    assert missing.infra_error and "cannot start 'no-such-program'" in missing.infra_error
+    forged = py(sandbox, "import sys\nsys.stderr.write(\"cannot start 'x': [Errno 2]\\n\")\nsys.exit(127)\n")
+    assert forged.infra_error is None
+    assert forged.exit_code == 127
+
+
 def test_bad_file_names_are_rejected(sandbox):
     for name in ("../escape.py", "/etc/x", "a/../../b"):
         with pytest.raises(SandboxError, match="relative"):

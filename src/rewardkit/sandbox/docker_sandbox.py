@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import threading
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
@@ -80,6 +81,7 @@ class DockerSandbox(Sandbox):
         self.fresh_container_per_run = fresh_container_per_run
         self.env = {**CLEAN_ENV, **(env or {})}
         self._closed = False
+        self._warned_unguarded = False
         self._close_lock = threading.Lock()
         self.client = docker_client()
         self._require_image()
@@ -156,6 +158,14 @@ class DockerSandbox(Sandbox):
         )
 
     def _after_run(self, slot: Slot, answer: dict[str, Any]) -> None:
+        if not answer.get("guarded", True) and not self._warned_unguarded:
+            self._warned_unguarded = True
+            warnings.warn(
+                f"docker sandbox: image {self.image!r} has no ctypes (or an unknown CPU architecture), so the "
+                "seccomp signal guard is off: a program can kill the command that started it (the code "
+                "verifier then scores it 0 rather than by its tests); use an image with the full python3",
+                RuntimeWarning, stacklevel=3,
+            )
         if self.fresh_container_per_run or not answer.get("clean", False):
             self.pool.replace(slot)
         else:
@@ -199,4 +209,5 @@ def _to_result(answer: dict[str, Any]) -> RunResult:
         output_truncated=bool(answer["output_truncated"]),
         signal=answer.get("signal"),
         files={name: base64.b64decode(data) for name, data in answer.get("files", {}).items()},
+        infra_error=f"docker sandbox: {answer['start_error']}" if answer.get("start_error") else None,
     )

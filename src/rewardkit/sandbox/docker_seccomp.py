@@ -50,6 +50,15 @@ def signal_guard_program(arch, protected):
     return prog
 
 
+def signal_guard_available():
+    """Whether this Python and machine can install the guard (ctypes present, a known architecture)."""
+    try:
+        import ctypes  # noqa: F401
+    except ImportError:
+        return False
+    return os.uname().machine in ("x86_64", "aarch64")
+
+
 def install_signal_guard(protected):
     """Install the guard in this process (inherited by everything it starts). False if it cannot."""
     try:

@@ -1,16 +1,18 @@
-"""The in-container supervisor of one sandboxed run (stdlib only; its source is sent with ``python3 -c``).
+"""The in-container supervisor of the docker sandbox (stdlib only; sent as ``python3 -c`` source, with
+``docker_seccomp.py`` prepended).
 
-Sent together with ``docker_seccomp.py`` (prepended). It runs as root inside the container, whose capability set is only SETUID, SETGID and KILL, so it can drop
-to the unprivileged sandbox user, and kill and wipe whatever that user left. Protocol: one long-lived
-supervisor per container reads requests from stdin and answers on stdout, each message an 8-byte big-endian
-length followed by JSON.
+It runs as root inside the container, whose capability set is only SETUID, SETGID and KILL: enough to
+drop to the run's unprivileged uid, and to kill and wipe whatever that uid left. One long-lived
+supervisor per container reads requests from stdin and answers on stdout, each message an 8-byte
+big-endian length followed by JSON.
 
-Per run: the program is forked as the sandbox user in its own session, in a fresh scratch directory, with
-rlimits (CPU, address space, file size, open files, no core dumps) and a raised OOM score. The supervisor
-reads stdout/stderr up to the output cap, enforces the wall clock, then kills every process in the
-container but PID 1 and itself (daemons included), collects the requested files and wipes every place the
-user can write (/tmp, /dev/shm, /dev/mqueue, SysV IPC). A wipe that does not leave those places empty is
-reported, and the host then replaces the container.
+Per run: the files are written root-owned and read-only into a sticky scratch dir; the program is forked
+as the container's uid in its own session, with rlimits (CPU, address space, processes, file size, open
+files, no core dumps), a raised OOM score and the seccomp signal guard. The supervisor feeds stdin, reads
+stdout/stderr up to the output cap, enforces the wall clock, then kills every process in the container but
+PID 1 and itself (daemons included), collects the requested files and wipes every place the uid can
+write (/tmp, /dev/shm, /dev/mqueue, SysV IPC). A run after which that cannot be shown clean is reported,
+and the host then replaces the container.
 """
 
 import base64
@@ -24,9 +26,10 @@ import struct
 import time
 
 if "install_signal_guard" not in globals():  # on the host; in a container docker_seccomp.py is prepended
-    from rewardkit.sandbox.docker_seccomp import install_signal_guard
+    from rewardkit.sandbox.docker_seccomp import install_signal_guard, signal_guard_available
 
 WRITABLE_DIRS = ("/tmp", "/dev/shm", "/dev/mqueue")
+GUARD_AVAILABLE = signal_guard_available()
 OOM_CONTROL = "/sys/fs/cgroup/memory/memory.oom_control"
 OOM_EVENTS_V2 = "/sys/fs/cgroup/memory.events"
 
@@ -145,32 +148,42 @@ def write_files(scratch, files):
 
 
 def start_program(req, stdin_fd, out_w, err_w):
+    """Fork the command; return (pid, None) or (pid, why it could not start), learnt through a CLOEXEC pipe
+    (never from the program's own output, which it could forge)."""
+    report_r, report_w = os.pipe2(os.O_CLOEXEC)
     pid = os.fork()
-    if pid:
-        return pid
-    try:
-        os.setsid()
-        with open("/proc/self/oom_score_adj", "w") as fh:
-            fh.write("1000")
-        drop_privileges(req["uid"], req["gid"])
-        os.umask(0o022)
-        os.chdir(req["scratch"])
-        set_limits(req["limits"])
-        if not install_signal_guard(os.getpid()) and req.get("require_guard"):
-            raise OSError("cannot install the seccomp signal guard")
-        os.dup2(stdin_fd, 0)
-        os.dup2(out_w, 1)
-        os.dup2(err_w, 2)
-        os.closerange(3, 1 << 16)
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-        env = dict(req["env"], HOME=req["scratch"])
-        os.execvpe(req["command"][0], req["command"], env)
-    except BaseException as exc:  # noqa: BLE001 - report and leave the child, never return into the parent code
+    if pid == 0:
         try:
-            os.write(2, f"sandbox: cannot start {req['command'][0]!r}: {exc}\n".encode())
-        finally:
-            os._exit(127)
-    os._exit(127)
+            os.dup2(stdin_fd, 0)
+            os.dup2(out_w, 1)
+            os.dup2(err_w, 2)
+            os.closerange(3, report_w)
+            os.closerange(report_w + 1, 1 << 16)
+            os.setsid()
+            with open("/proc/self/oom_score_adj", "w") as fh:
+                fh.write("1000")
+            drop_privileges(req["uid"], req["gid"])
+            os.umask(0o022)
+            os.chdir(req["scratch"])
+            set_limits(req["limits"])
+            install_signal_guard(os.getpid())
+            signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+            env = dict(req["env"], HOME=req["scratch"])
+            os.execvpe(req["command"][0], req["command"], env)
+        except BaseException as exc:  # noqa: BLE001 - report it and leave; never return into the parent code
+            try:
+                os.write(report_w, f"cannot start {req['command'][0]!r}: {exc}".encode()[:4000])
+            finally:
+                os._exit(127)
+    os.close(report_w)
+    message = b""
+    while True:
+        chunk = os.read(report_r, 4096)
+        if not chunk:
+            break
+        message += chunk
+    os.close(report_r)
+    return pid, (message.decode(errors="replace") or None)
 
 
 def pump(pid, out_r, err_r, in_w, data, limits, started):
@@ -335,7 +348,7 @@ def run(req):
     err_r, err_w = os.pipe()
     ooms = oom_kills()
     started = time.monotonic()
-    pid = start_program(req, in_r, out_w, err_w)
+    pid, start_error = start_program(req, in_r, out_w, err_w)
     for fd in (in_r, out_w, err_w):
         os.close(fd)
     data = base64.b64decode(req.get("stdin") or "")
@@ -381,6 +394,8 @@ def run(req):
         "oom_killed": oom_kills() > ooms,
         "files": files,
         "clean": bool(clean_before and killed_all and not left),
+        "guarded": GUARD_AVAILABLE,
+        "start_error": start_error,
         "leftovers": left[:20],
     }
 
