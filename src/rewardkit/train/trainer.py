@@ -245,6 +245,10 @@ class GRPOTrainer:
 
     def finish(self) -> None:
         """Save the final adapter/model and draw the plots."""
+        for term in self.reward_terms:  # verifier-backed rewards hold worker processes; they reopen on use
+            close = getattr(term.fn, "close", None)
+            if callable(close):
+                close()
         final = self.output_dir / "final"
         self.model.save_pretrained(final)
         self.tokenizer.save_pretrained(final)
