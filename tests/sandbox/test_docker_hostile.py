@@ -1,0 +1,85 @@
+"""The project's hostile-code suite (tests/hostile/hostile_cases.py) against sandbox="docker".
+
+The programs run only inside the sandbox containers, which are the boundary under test here (no network,
+caps on pids/memory/CPU, read-only root, unprivileged uid); tests/hostile runs the same cases through
+the local backend inside its own outer boundary. Each case must earn no more than it really earns, in
+an acceptable status, without an infrastructure failure, leaking nothing; afterwards every container
+must be clean and a good solution must still pass.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+import rewardkit as rk
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hostile"))
+from hostile_cases import CASES, GOOD, GOOD_IO, IO_REF, REF, SECRET, SECRET_ENV
+
+pytestmark = [pytest.mark.docker, pytest.mark.hostile]
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+SETTINGS = {"wall_time": 3.0, "memory_bytes": 256 << 20, "max_processes": 16, "max_output_bytes": 256 << 10,
+            "max_scratch_bytes": 16 << 20, "max_file_bytes": 8 << 20}
+UNREACHABLE_PORT = 9  # nothing listens; with network "none" nothing outside the container is reachable anyway
+
+
+def docker_problem() -> str | None:
+    try:
+        import docker
+
+        client = docker.from_env(timeout=10)
+        client.ping()
+        client.images.get("rewardkit-sandbox:latest")
+    except Exception as exc:  # noqa: BLE001
+        return f"Docker engine or image rewardkit-sandbox:latest unavailable ({exc}); `make sandbox-image`"
+    return None
+
+
+@pytest.fixture(scope="module")
+def judged():
+    problem = docker_problem()
+    if problem is not None:
+        if IN_CI:
+            pytest.fail(f"required in CI but missing: {problem}")
+        pytest.skip(problem)
+    os.environ[SECRET_ENV] = SECRET
+    try:
+        verifier = rk.get_verifier("code", sandbox="docker",
+                                   sandbox_options={"pool_size": 2, "scratch_bytes": 16 << 20}, **SETTINGS)
+        with verifier:
+            programs = [f"```python\n{c.program.replace('PORT', str(UNREACHABLE_PORT))}```" for c in CASES]
+            verdicts = verifier.verify_batch(programs, [c.reference for c in CASES])
+            after = verifier.verify_batch([GOOD, GOOD_IO], [REF, IO_REF])
+            sandbox = verifier.sandbox
+            probe = ("import os\nstats = [open(f'/proc/{p}/stat').read() for p in os.listdir('/proc') if p.isdigit()]\n"
+                     "print(len([s for s in stats if s.rsplit(')', 1)[1].split()[0] != 'Z']),"
+                     " sorted(os.listdir('/tmp')), os.listdir('/dev/shm'))\n")
+            leftovers = [sandbox.run(["python3", "-c", probe], {}).stdout.decode().strip() for _ in range(4)]
+    finally:
+        os.environ.pop(SECRET_ENV, None)
+    return dict(zip((c.name for c in CASES), verdicts)), after, leftovers
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_hostile_program_earns_only_what_it_earns(case, judged):
+    verdicts, _, _ = judged
+    verdict = verdicts[case.name]
+    assert verdict.score <= case.earned + 1e-9, verdict
+    if case.earned:
+        assert verdict.score == pytest.approx(case.earned), verdict
+    assert not verdict.correct or case.earned == 1.0
+    if case.statuses:
+        assert verdict.status in case.statuses, verdict
+    assert not verdict.is_infrastructure_failure, verdict
+    assert SECRET not in repr(verdict.to_dict()), "the secret leaked into the verdict"
+
+
+def test_containers_are_clean_and_a_good_solution_passes_after_the_suite(judged):
+    _, after, leftovers = judged
+    assert [(v.score, v.correct, v.status) for v in after] == [(1.0, True, "ok")] * 2
+    assert leftovers == ["3 ['run'] []"] * 4  # PID 1, the supervisor, the probe; nothing else anywhere
