@@ -400,6 +400,22 @@ def test_close_removes_every_container_and_refuses_runs():
         py(sb, "print(1)")
 
 
+def test_a_sandbox_never_closed_still_removes_its_containers_at_exit():
+    need_docker()
+    import subprocess
+    import sys
+
+    import docker
+
+    script = ("import rewardkit as rk\n"
+              "sb = rk.get_sandbox('docker', pool_size=2)\n"
+              "assert sb.run(['true'], {}).exit_code == 0\n"
+              "print(sb.pool_id)\n")  # exits without close()
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert pool_containers(docker.from_env(), done.stdout.strip()) == []
+
+
 def test_parallel_runs_from_many_threads(sandbox):
     results: dict[int, bytes] = {}
 
