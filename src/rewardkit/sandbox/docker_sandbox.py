@@ -16,6 +16,7 @@ replaces the container after every run instead (slower; see BENCHMARKS.md). See 
 from __future__ import annotations
 
 import base64
+import os
 import threading
 import time
 import warnings
@@ -47,7 +48,7 @@ class DockerSandbox(Sandbox):
     """Runs each command in a warm, locked-down container; safe to call ``run`` from many threads.
 
     ``image``: the sandbox image (build it with ``rewardkit sandbox-image``); ``pool_size``: warm
-    containers, i.e. runs at once; ``limits``: the default :class:`Limits` of a run, which also size the
+    containers, i.e. runs at once (default: the CPU count, between 2 and 8); ``limits``: the default :class:`Limits` of a run, which also size the
     containers' cgroup caps (a run asking for more raises its container's caps first); ``cpus``: CPU cap
     per container; ``scratch_bytes``: size of the /tmp tmpfs (default ``limits.max_scratch_bytes``);
     ``shm_bytes``: size of /dev/shm; ``fresh_container_per_run``: replace the container after every run
@@ -61,7 +62,7 @@ class DockerSandbox(Sandbox):
         self,
         *,
         image: str = DEFAULT_IMAGE,
-        pool_size: int = 2,
+        pool_size: int | None = None,
         limits: Limits | None = None,
         cpus: float = 1.0,
         scratch_bytes: int | None = None,
@@ -72,7 +73,9 @@ class DockerSandbox(Sandbox):
     ) -> None:
         if limits is not None and not isinstance(limits, Limits):
             raise ConfigError(f"limits must be a rewardkit.sandbox.base.Limits, got {type(limits).__name__}")
-        if not isinstance(pool_size, int) or pool_size < 1:
+        if pool_size is None:
+            pool_size = min(8, max(2, os.cpu_count() or 1))
+        if not isinstance(pool_size, int) or isinstance(pool_size, bool) or pool_size < 1:
             raise ConfigError(f"pool_size must be an integer >= 1, got {pool_size!r}")
         if cpus <= 0:
             raise ConfigError(f"cpus must be > 0, got {cpus!r}")
