@@ -72,3 +72,14 @@ def test_the_built_image_has_python_the_user_and_the_label():
     passwd = client.containers.run(DEFAULT_IMAGE, ["grep", "^sandbox:", "/etc/passwd"], network_mode="none",
                                    remove=True)
     assert passwd.startswith(f"sandbox:x:{SANDBOX_UID}:".encode())
+
+
+def test_sandbox_image_command_names_an_unreachable_engine(tmp_path):
+    from click.testing import CliRunner
+
+    from rewardkit.cli import main
+
+    sock = tmp_path / "no-engine.sock"
+    result = CliRunner().invoke(main, ["sandbox-image"], env={"DOCKER_HOST": f"unix://{sock}"})
+    assert result.exit_code == 1
+    assert f"cannot reach the Docker engine at unix://{sock}" in result.output
