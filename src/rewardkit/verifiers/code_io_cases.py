@@ -10,14 +10,12 @@ from __future__ import annotations
 import os
 import select
 import signal
-import subprocess
-import sys
 import time
 
 try:
-    from code_procs import Deadline, Events, sweep
+    from code_procs import Child, Deadline, Events, spawn_python, sweep
 except ImportError:  # imported from the installed package (on the host, by tests)
-    from rewardkit.verifiers.code_procs import Deadline, Events, sweep
+    from rewardkit.verifiers.code_procs import Child, Deadline, Events, spawn_python, sweep
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAM = os.path.join(HERE, "program.py")
@@ -49,49 +47,56 @@ def run_io_tests(job: dict, deadline: float, events: Events, result: dict) -> No
 
 
 def _run_case(data: bytes, cap: int, limit: float, events: Events) -> tuple[str, str | None, bytes]:
+    stdin_r, stdin_w = os.pipe()
+    stdout_r, stdout_w = os.pipe()
     try:
-        proc = subprocess.Popen([sys.executable, "-I", "-S", "-B", PROGRAM], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=2, start_new_session=True, cwd=HERE)
+        proc: Child | None = spawn_python([PROGRAM], stdin=stdin_r, stdout=stdout_w, stderr=2)
     except OSError as exc:
+        proc = None
+        error = f"could not start the program: {exc}"
+    finally:
+        os.close(stdin_r)
+        os.close(stdout_w)
+    if proc is None:
+        os.close(stdin_w)
+        os.close(stdout_r)
         events.add("crashes")
-        return "fail", f"could not start the program: {exc}", b""
-    assert proc.stdin is not None and proc.stdout is not None
+        return "fail", error, b""
     out, over, late = bytearray(), False, False
     pending = memoryview(data)
-    os.set_blocking(proc.stdin.fileno(), False)
-    wfds = [proc.stdin.fileno()] if pending else []
+    os.set_blocking(stdin_w, False)
+    wfds = [stdin_w] if pending else []
     if not pending:
-        proc.stdin.close()
-    rfd = proc.stdout.fileno()
+        os.close(stdin_w)
     try:
         while True:
             left = limit - time.monotonic()
             if left <= 0:
                 late = True
                 break
-            readable, writable, _ = select.select([rfd], wfds, [], left)
+            readable, writable, _ = select.select([stdout_r], wfds, [], left)
             if writable:
                 try:
-                    pending = pending[os.write(wfds[0], pending[:65536]):]
+                    pending = pending[os.write(stdin_w, pending[:65536]):]
                 except OSError:
                     pending = pending[:0]
                 if not pending:
-                    proc.stdin.close()
+                    os.close(stdin_w)
                     wfds = []
             if readable:
-                block = os.read(rfd, 65536)
+                block = os.read(stdout_r, 65536)
                 if not block:
                     break
                 out += block
                 if len(out) > cap:
                     over = True
                     break
-        code = None if (late or over) else _wait(proc, limit)
+        code = None if (late or over) else proc.wait(max(0.0, limit - time.monotonic()))
     finally:
         sweep(proc)
-        for stream in (proc.stdin, proc.stdout):
-            if stream is not None and not stream.closed:
-                stream.close()
+        if wfds:
+            os.close(stdin_w)
+        os.close(stdout_r)
     if late or code is None:
         events.add("timeouts")
         return "timeout", "the program ran past its time limit", b""
@@ -105,13 +110,6 @@ def _run_case(data: bytes, cap: int, limit: float, events: Events) -> tuple[str,
         events.add("crashes" if code < 0 else "exceptions")
         return "error", f"exit status {code}", bytes(out)
     return "ran", None, bytes(out)
-
-
-def _wait(proc: subprocess.Popen, limit: float) -> int | None:
-    try:
-        return proc.wait(timeout=max(0.0, limit - time.monotonic()))
-    except subprocess.TimeoutExpired:
-        return None
 
 
 def outputs_match(actual: str, expected: str, tolerance: float | None) -> bool:

@@ -1,11 +1,16 @@
 """Process helpers of the code harness (plain stdlib, runs inside the sandbox): the deadline
-exception, event counters, and the sweep that kills what the candidate left behind."""
+exception, event counters, starting a candidate process, and the sweep that kills what it left.
+
+Children start with ``os.posix_spawn`` in a new session (``subprocess`` alone costs more to import
+than the rest of the supervisor), with exactly the fds they are given: stdin, stdout, stderr and
+the ``keep`` list; every other fd of the supervisor is close-on-exec.
+"""
 
 from __future__ import annotations
 
 import os
 import signal
-import subprocess
+import sys
 import time
 
 
@@ -22,7 +27,43 @@ def nondumpable() -> None:
         pass
 
 
-def sweep(proc: subprocess.Popen | None) -> None:
+class Child:
+    """A spawned process; ``returncode`` as in subprocess (negative: killed by that signal)."""
+
+    def __init__(self, argv: list[str], *, stdin: int, stdout: int, stderr: int, keep: tuple[int, ...] = ()) -> None:
+        for fd in keep:
+            os.set_inheritable(fd, True)
+        actions = [(os.POSIX_SPAWN_DUP2, stdin, 0), (os.POSIX_SPAWN_DUP2, stdout, 1), (os.POSIX_SPAWN_DUP2, stderr, 2)]
+        self.pid = os.posix_spawn(argv[0], argv, dict(os.environ), file_actions=actions, setsid=True)
+        self.returncode: int | None = None
+
+    def settle(self, status: int) -> None:
+        self.returncode = os.waitstatus_to_exitcode(status)
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                self.returncode = -signal.SIGKILL
+                return self.returncode
+            if pid == self.pid:
+                self.settle(status)
+        return self.returncode
+
+    def wait(self, timeout: float) -> int | None:
+        """The exit status, or None if the process is still running after ``timeout`` seconds."""
+        end = time.monotonic() + timeout
+        while self.poll() is None and time.monotonic() < end:
+            time.sleep(0.001)
+        return self.returncode
+
+
+def spawn_python(args: list[str], *, stdin: int, stdout: int, stderr: int, keep: tuple[int, ...] = ()) -> Child:
+    return Child([sys.executable, "-I", "-S", "-B", *args], stdin=stdin, stdout=stdout, stderr=stderr, keep=keep)
+
+
+def sweep(child: Child | None) -> None:
     """Kill the candidate's processes (every one when we are PID 1) and reap them."""
     if os.getpid() == 1:
         try:
@@ -32,24 +73,23 @@ def sweep(proc: subprocess.Popen | None) -> None:
         end = time.monotonic() + 2.0
         while time.monotonic() < end:
             try:
-                pid, _ = os.waitpid(-1, os.WNOHANG)
+                pid, status = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
                 break
             if pid == 0:
                 time.sleep(0.002)
-        if proc is not None and proc.returncode is None:
-            proc.returncode = -9
+            elif child is not None and pid == child.pid and child.returncode is None:
+                child.settle(status)
+        if child is not None and child.returncode is None:
+            child.returncode = -signal.SIGKILL
         return
-    if proc is not None and proc.returncode is None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        try:
-            proc.kill()
-            proc.wait(timeout=2)
-        except (OSError, subprocess.TimeoutExpired):
-            pass
+    if child is not None and child.returncode is None:
+        for kill in (lambda: os.killpg(child.pid, signal.SIGKILL), lambda: os.kill(child.pid, signal.SIGKILL)):
+            try:
+                kill()
+            except OSError:
+                pass
+        child.wait(2.0)
 
 
 class Events:

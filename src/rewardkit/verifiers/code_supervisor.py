@@ -25,7 +25,6 @@ import importlib
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 
@@ -34,7 +33,7 @@ sys.path.insert(0, HERE)
 
 import code_io_cases
 import code_wire as wire
-from code_procs import Deadline, Events, nondumpable, sweep
+from code_procs import Child, Deadline, Events, nondumpable, spawn_python, sweep
 
 sys.path.remove(HERE)  # the candidate can write here: nothing may be imported from it from now on
 
@@ -88,7 +87,7 @@ class Candidate:
         self.deadline = deadline
         self.call_timeout = call_timeout
         self.events = events
-        self.proc: subprocess.Popen | None = None
+        self.proc: Child | None = None
         self.gen = 0
         self.names: dict = {}
         self.load_error: dict | None = None
@@ -104,17 +103,17 @@ class Candidate:
             self.events.add("restarts")
         to_child, from_parent = os.pipe()
         from_child, to_parent = os.pipe()
+        devnull = os.open(os.devnull, os.O_RDONLY)
         try:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-B", RUNNER, PROGRAM, str(to_child), str(to_parent)],
-                stdin=subprocess.DEVNULL, stdout=2, stderr=2, pass_fds=(to_child, to_parent),
-                start_new_session=True, cwd=HERE,
-            )
+            self.proc = spawn_python([RUNNER, PROGRAM, str(to_child), str(to_parent)], stdin=devnull, stdout=2,
+                                     stderr=2, keep=(to_child, to_parent))
         except OSError as exc:
             for fd in (to_child, from_parent, from_child, to_parent):
                 os.close(fd)
             self.proc = None
             raise CandidateFailure("unavailable", f"could not start the program: {exc}") from None
+        finally:
+            os.close(devnull)
         os.close(to_child)
         os.close(to_parent)
         self.wfd, self.rfd = from_parent, from_child
@@ -156,7 +155,7 @@ class Candidate:
             raise CandidateFailure("timeout", "the call ran past its time limit") from None
         except wire.WireError as exc:
             proc = self.proc
-            code = proc.wait(timeout=1) if proc is not None else None
+            code = proc.wait(1.0) if proc is not None else None
             self.stop()
             if code in (-signal.SIGKILL, -signal.SIGXCPU):
                 self.events.add("timeouts")
@@ -355,6 +354,7 @@ def _on_alarm(signum, frame):  # type: ignore[no-untyped-def]
 
 def main() -> None:
     nondumpable()
+    os.chdir(HERE)
     job = json.loads(sys.stdin.buffer.read().decode("utf-8"))
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
