@@ -29,6 +29,7 @@ from importlib import resources
 from typing import Any
 
 from rewardkit.sandbox.base import Limits, RunResult
+from rewardkit.verifiers.code_instrument import instrument
 from rewardkit.verifiers.verdict import (
     COMPILE_ERROR,
     MEMORY_LIMIT,
@@ -149,6 +150,8 @@ def prepare_job(
     if _SOURCES is None:
         _SOURCES = _harness_sources()
     spec = normalize_reference(reference, tolerance)
+    if spec["mode"] == "function":
+        spec.update(instrument(spec["test"]))
     nonce = secrets.token_hex(16)
     job = {**spec, "nonce": nonce, "budget": harness_budget(limits.wall_time), "call_timeout": call_timeout,
            "max_output_bytes": limits.max_output_bytes}

@@ -19,7 +19,6 @@ candidate cannot signal it, and ``kill(-1)`` from here sweeps every process the 
 
 from __future__ import annotations
 
-import ast
 import builtins
 import importlib
 import json
@@ -220,39 +219,6 @@ def _copy_back(args, after) -> None:  # type: ignore[no-untyped-def]
             arg.update(new)
 
 
-_ASSERT_TEMPLATE = """
-try:
-    __rk_value__ = __RK_TEST__
-except __rk_Deadline__:
-    raise
-except BaseException as __rk_exc__:
-    __rk_record__(0, False, __rk_exc__)
-else:
-    __rk_record__(0, __rk_value__, None)
-"""
-
-
-class AssertRewriter(ast.NodeTransformer):
-    """Turns each non-constant ``assert`` into a recorded check that does not stop the tests."""
-
-    def __init__(self, lines: list[str]) -> None:
-        self.sites: list[dict] = []
-        self.lines = lines
-
-    def visit_Assert(self, node: ast.Assert):  # type: ignore[no-untyped-def]
-        if isinstance(node.test, ast.Constant):
-            return node
-        index = len(self.sites)
-        text = self.lines[node.lineno - 1].strip() if 0 < node.lineno <= len(self.lines) else ""
-        self.sites.append({"line": node.lineno, "source": text[:200]})
-        block = ast.parse(_ASSERT_TEMPLATE).body[0]
-        assert isinstance(block, ast.Try)
-        block.body[0].value = node.test  # type: ignore[attr-defined]
-        for call in (block.handlers[1].body[0].value, block.orelse[0].value):  # type: ignore[attr-defined]
-            call.args[0] = ast.Constant(index)
-        return ast.copy_location(block, node)
-
-
 class Recorder:
     def __init__(self, sites: list[dict]) -> None:
         self.outcomes = [{"line": s["line"], "source": s["source"], "outcome": "not_run"} for s in sites]
@@ -274,11 +240,8 @@ class Recorder:
 
 
 def run_function_tests(job: dict, deadline: float, events: Events, result: dict) -> None:
-    test_src = job["test"]
-    tree = ast.parse(test_src, "<tests>")
-    rewriter = AssertRewriter(test_src.splitlines())
-    tree = ast.fix_missing_locations(rewriter.visit(tree))
-    recorder = Recorder(rewriter.sites)
+    """Run the tests, already instrumented on the host (``code_instrument``), against the candidate."""
+    recorder = Recorder(job["sites"])
     candidate = Candidate(deadline, job.get("call_timeout"), events)
     result.update(mode="function", tests=recorder.outcomes)
     try:
@@ -290,14 +253,13 @@ def run_function_tests(job: dict, deadline: float, events: Events, result: dict)
         result["load"] = {"status": "ok"}
         namespace = {"__name__": "__rk_tests__", "__builtins__": builtins,
                      "__rk_record__": recorder, "__rk_Deadline__": Deadline}
-        _bind_candidate_names(namespace, candidate, tree, job.get("entry_point"))
+        _bind_candidate_names(namespace, candidate, job["names"])
         errors: list[str] = []
-        for stmt in tree.body:
-            _run_statement(ast.Module([stmt], []), namespace, errors)
+        for statement in job["statements"]:
+            _run_statement(statement, namespace, errors)
         entry = job.get("entry_point")
         if entry:
             check = namespace.get("check")
-            call = ast.parse("check(__rk_entry__)")
             namespace["__rk_entry__"] = Remote(candidate, ["n", entry], candidate.gen, f"candidate {entry}")
             if not callable(check):
                 errors.append("the reference defines no check(candidate) function")
@@ -305,7 +267,7 @@ def run_function_tests(job: dict, deadline: float, events: Events, result: dict)
                 errors.append(f"the program defines no {entry!r}")
             else:
                 before = len(errors)
-                _run_statement(call, namespace, errors)
+                _run_statement("check(__rk_entry__)", namespace, errors)
                 if not recorder.outcomes:
                     recorder.outcomes.append({"line": 0, "source": f"check({entry})",
                                               "outcome": "pass" if len(errors) == before else "fail"})
@@ -314,17 +276,17 @@ def run_function_tests(job: dict, deadline: float, events: Events, result: dict)
         candidate.stop()
 
 
-def _run_statement(module: ast.Module, namespace: dict, errors: list[str]) -> None:
+def _run_statement(source: str, namespace: dict, errors: list[str]) -> None:
     try:
-        exec(compile(module, "<tests>", "exec"), namespace)  # noqa: S102 - the reference tests (trusted)
+        exec(compile(source, "<tests>", "exec"), namespace)  # noqa: S102 - the reference tests (trusted)
     except Deadline:
         raise
     except BaseException as exc:  # noqa: BLE001 - a test that errors outside an assert
         errors.append(f"{type(exc).__name__}: {exc}"[:300])
 
 
-def _bind_candidate_names(namespace: dict, candidate: Candidate, tree: ast.AST, entry: str | None) -> None:
-    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+def _bind_candidate_names(namespace: dict, candidate: Candidate, used: list[str]) -> None:
+    """Bind the names the tests use and the program defines (never a builtin, never a foreign module)."""
     builtin_names = set(dir(builtins))
     for name in sorted(used):
         info = candidate.names.get(name)
