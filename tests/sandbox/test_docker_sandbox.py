@@ -433,6 +433,68 @@ def test_parallel_runs_from_many_threads(sandbox):
 # -- failures of the infrastructure ---------------------------------------------------------------------
 
 
+class TcpToUnixEngine:
+    """The local engine's unix socket served on 127.0.0.1 over plain TCP, as a remote engine would be."""
+
+    def __init__(self, unix_path: str) -> None:
+        import socket
+
+        self.unix_path = unix_path
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import socket
+
+        while True:
+            try:
+                client, _ = self.server.accept()
+            except OSError:
+                return
+            engine = socket.socket(socket.AF_UNIX)
+            engine.connect(self.unix_path)
+            for src, dst in ((client, engine), (engine, client)):
+                threading.Thread(target=self._pipe, args=(src, dst), daemon=True).start()
+
+    @staticmethod
+    def _pipe(src, dst) -> None:
+        import socket
+
+        try:
+            while chunk := src.recv(65536):
+                dst.sendall(chunk)
+            dst.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self.server.close()
+
+
+def test_an_engine_reached_over_tcp_through_docker_host(monkeypatch):
+    need_docker()
+    import docker
+
+    unix_path = "/var/run/docker.sock"
+    host = os.environ.get("DOCKER_HOST", f"unix://{unix_path}")
+    if not host.startswith("unix://") or not os.path.exists(host[len("unix://"):]):
+        pytest.skip(f"the TCP relay needs the engine's unix socket; DOCKER_HOST is {host}")
+    relay = TcpToUnixEngine(host[len("unix://"):])
+    try:
+        monkeypatch.setenv("DOCKER_HOST", f"tcp://127.0.0.1:{relay.port}")
+        with rk.get_sandbox("docker", pool_size=1, limits=FAST) as sb:
+            assert sb.client.api.base_url == f"http://127.0.0.1:{relay.port}"
+            result = sb.run(["python3", "main.py"], {"main.py": "print(input()[::-1])"}, stdin=b"abc\n")
+            assert result.stdout == b"cba\n"
+            assert py(sb, "while True: pass\n", limits=Limits(wall_time=1.0)).timed_out
+            assert py(sb, "print('x' * 100)").stdout == b"x" * 100 + b"\n"
+            pool_id = sb.pool_id
+    finally:
+        relay.close()
+    assert pool_containers(docker.DockerClient(base_url=host), pool_id) == []
+
+
 def test_unreachable_engine_is_a_clear_sandbox_error(monkeypatch, tmp_path):
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-such-docker.sock")
     with pytest.raises(SandboxError, match="cannot reach the Docker engine at unix://.*no-such-docker.sock"):
