@@ -469,6 +469,12 @@ class TcpToUnixEngine:
             pass
 
     def close(self) -> None:
+        import socket
+
+        try:
+            self.server.shutdown(socket.SHUT_RDWR)  # wakes the accept() thread; close() alone would not
+        except OSError:
+            pass
         self.server.close()
 
 
