@@ -35,20 +35,30 @@ def smooth(values: list[float], window: int) -> list[float]:
 
 
 def reward_panel(ax: Any, metrics: list[dict[str, Any]], evals: list[dict[str, Any]]) -> None:
+    """Training reward (raw and moving average; components when there are several) and greedy evaluations."""
     steps = [m["step"] for m in metrics]
-    window = max(1, len(metrics) // 20)
+    window = max(1, len(metrics) // 12)
     labels = sorted({k.split("/")[1] for m in metrics for k in m if k.startswith("reward/") and k.count("/") == 2})
-    ax.plot(steps, smooth([m["reward/mean"] for m in metrics], window), label="total (train, sampled)", lw=2)
-    for label in labels:
-        ax.plot(steps, smooth([m.get(f"reward/{label}/mean", math.nan) for m in metrics], window),
-                label=f"{label} (train)", alpha=0.8)
-    for key in sorted({k for e in evals for k in e if k.startswith(("eval/", "eval_train/"))}):
+    total = [m["reward/mean"] for m in metrics]
+    ax.plot(steps, total, color="tab:blue", alpha=0.25, lw=1)
+    ax.plot(steps, smooth(total, window), color="tab:blue", lw=2, label="train reward (sampled)")
+    if len(labels) > 1:
+        for label in labels:  # default colour cycle; the eval lines use named colours
+            ax.plot(steps, smooth([m.get(f"reward/{label}/mean", math.nan) for m in metrics], window),
+                    label=f"train {label}", alpha=0.8)
+    eval_keys = sorted({k for e in evals for k in e if k.startswith(("eval/", "eval_train/"))})
+    if len(labels) <= 1:
+        eval_keys = [k for k in eval_keys if k.endswith("/reward")]
+    colours = ["tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink", "tab:olive"]
+    for i, key in enumerate(eval_keys):
         where = "held-out prompts" if key.startswith("eval/") else "training prompts"
         points = [(e["step"], e[key]) for e in evals if key in e]
-        ax.plot([p[0] for p in points], [p[1] for p in points], "o--", label=f"{key} (greedy, {where})")
+        name = key.split("/", 1)[1]
+        ax.plot([p[0] for p in points], [p[1] for p in points], "o--", color=colours[i % len(colours)],
+                label=f"greedy {name}, {where}")
     ax.set_xlabel("step")
     ax.set_ylabel("reward")
-    ax.set_title(f"reward (moving average over {window} steps)")
+    ax.set_title(f"reward (line: moving average over {window} steps)")
     ax.legend(fontsize=7)
 
 
