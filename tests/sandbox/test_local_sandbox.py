@@ -189,3 +189,31 @@ def test_close_kills_runs_in_flight(sandbox) -> None:
     assert not thread.is_alive() and results and results[0].exit_code != 0
     with pytest.raises(rk.SandboxError, match="closed"):
         run(box, "print(1)")
+
+
+def test_as_an_ordinary_user_bubblewrap_uses_a_user_namespace() -> None:
+    """The non-root path (--unshare-user, no setpriv), run as `nobody` with the system Python."""
+    import subprocess
+    import sys
+
+    system_python = "/usr/bin/python3"
+    same_version = os.path.exists(system_python) and subprocess.run(
+        [system_python, "-c", "import sys; print(sys.version_info[:2])"], capture_output=True, text=True,
+        check=False).stdout.strip() == str(sys.version_info[:2])
+    if not (os.geteuid() == 0 and shutil.which("setpriv") and shutil.which("bwrap") and same_version):
+        pytest.skip("needs root (to become nobody), setpriv, bwrap and a system python3 of our version")
+    import pluggy
+
+    import rewardkit
+
+    paths = [os.path.dirname(os.path.dirname(rewardkit.__file__)), os.path.dirname(os.path.dirname(pluggy.__file__))]
+    code = ("from rewardkit.sandbox.local_sandbox import LocalSandbox\n"
+            "r = LocalSandbox().run(['python3', '-I', '-S', '-c', "
+            "'import os, socket; print(os.getuid(), os.getpid(), [n for _, n in socket.if_nameindex()])'], {})\n"
+            "print(r.stdout.decode().strip(), r.infra_error)\n")
+    done = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", system_python, "-c", code],
+                          env={"PATH": "/usr/bin:/bin", "HOME": "/tmp", "PYTHONPATH": ":".join(paths)},
+                          capture_output=True, text=True, timeout=60, check=False, cwd="/")
+    if "unprivileged user namespaces" in done.stderr or "Operation not permitted" in done.stdout:
+        pytest.skip("unprivileged user namespaces are disabled here")
+    assert done.stdout.strip() == "65534 1 ['lo'] None", (done.stdout, done.stderr[-2000:])
