@@ -32,7 +32,7 @@ class CodeConfig:
     wall_time: float = 10.0
     cpu_time: float | None = None
     memory_bytes: int = 512 << 20
-    max_processes: int = 32
+    max_processes: int = 16
     max_output_bytes: int = 1 << 20
     max_file_bytes: int = 16 << 20
     max_open_files: int = 256
