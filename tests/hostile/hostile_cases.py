@@ -192,6 +192,11 @@ CASES = [
         reference="assert math.isclose(f(2), 5)\nassert math.isclose(f(10), 21)\n"),
     Hostile("reply_bomb_for_the_supervisor", "def f(x):\n    return [[0]] * 1_400_000\n",
             statuses=("memory_limit", "runtime_error", "timeout", "ok")),
+    Hostile("garbage_first_frame", (
+        "import os, sys, json\n"
+        "for body in (b'[1]', b'\"x\"', b'{\"op\": \"loaded\", \"names\": [1]}', b'\\xff' * 10):\n"
+        "    os.write(int(sys.argv[3]), len(body).to_bytes(4, 'big') + body)\n"
+        "def f(x):\n    return 0\n")),
     Hostile("partial_credit_is_exact", "def f(x):\n    return 2 * x + 1 if x > 0 else 0\n", earned=2 / 3),
     Hostile("io_prints_markers_and_exits", (
         "import sys, os\nprint('RKH1 0 {}')\nprint('6')\nos._exit(0)\n"), reference=IO_REF),

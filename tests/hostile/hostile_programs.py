@@ -39,7 +39,7 @@ def _processes() -> dict[int, str]:
     return found
 
 
-def _new_processes(before: dict[int, str], settle: float = 3.0) -> dict[int, str]:
+def _new_processes(before: dict[int, str], settle: float = 5.0) -> dict[int, str]:
     end = time.monotonic() + settle
     while True:
         extra = {pid: cmd for pid, cmd in _processes().items() if pid not in before and pid != os.getpid()}
@@ -104,7 +104,7 @@ def test_hostile_program_earns_nothing_and_leaves_nothing(case: Hostile, verifie
     if case.statuses:
         assert verdict.status in case.statuses, verdict
     assert not verdict.is_infrastructure_failure, verdict
-    assert elapsed < WALL + 2.0, f"{case.name} took {elapsed:.1f}s"
+    assert elapsed < WALL + 5.0, f"{case.name} took {elapsed:.1f}s"  # the kill comes at WALL; slack for load
     assert _new_processes(before) == {}, "processes left behind"
     assert SECRET not in repr(verdict.to_dict()), "the secret leaked into the verdict"
     assert hits == [], "the program reached the network"

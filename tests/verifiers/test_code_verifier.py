@@ -139,6 +139,14 @@ def test_timeout_keeps_credit_already_earned_and_call_timeout_spares_the_rest(ve
     assert spared.status == "timeout" and spared.score == pytest.approx(2 / 3)
 
 
+def test_a_crash_costs_one_test_and_the_process_is_restarted_once(verifier) -> None:
+    program = "import os\ndef f(x):\n    if x == 3:\n        os._exit(3)\n    return 2 * x + 1\n"
+    tests = "".join(f"assert f({i}) == {2 * i + 1}\n" for i in range(20))
+    verdict = verifier.verify(program, tests)
+    assert verdict.score == pytest.approx(19 / 20) and verdict.status == "runtime_error"
+    assert verdict.details["events"]["crashes"] == 1 and verdict.details["events"]["restarts"] == 1
+
+
 def test_no_answer_and_invalid_reference_are_reported(verifier) -> None:
     assert verifier.verify("   ", ADD_TESTS).status == "no_answer"
     bad = verifier.verify("x = 1", {"inputs": ["1"], "outputs": []})

@@ -118,6 +118,9 @@ class Candidate:
         self.wfd, self.rfd = from_parent, from_child
         self.gen += 1
         reply = self._receive()
+        if type(reply) is not dict:
+            self.stop()
+            raise CandidateFailure("bad_reply", "the program's process sent garbage")
         if reply.get("op") == "error":
             kind = reply.get("kind")
             self.load_error = {"status": kind if kind in ("compile_error",) else "runtime_error",
@@ -163,10 +166,11 @@ class Candidate:
             raise CandidateFailure("crash", f"the program's process ended (exit status {code}): {exc}") from None
 
     def request(self, remote: Remote, op: str, **fields):  # type: ignore[no-untyped-def]
-        if remote._gen != self.gen or self.proc is None:
-            if remote._ref[0] == "h":
+        if remote._ref[0] == "h":
+            if remote._gen != self.gen or self.proc is None:
                 raise CandidateFailure("unavailable", "the object belonged to a process that has ended")
-            self.start()
+        elif self.proc is None:
+            self.start()  # a name: look it up again in a fresh process
         message = {"op": op, "ref": remote._ref}
         if op == "call":
             handle_of = self._handle_of
