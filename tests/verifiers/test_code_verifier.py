@@ -113,6 +113,11 @@ def test_generators_iterate_and_candidate_objects_compare_by_identity(verifier) 
     assert [t["outcome"] for t in verdict.details["tests"]] == ["pass", "pass", "fail"]
 
 
+def test_the_program_compiles_without_the_harness_future_flags(verifier) -> None:
+    program = "def f(x: int) -> int:\n    return x\nkind = type(f.__annotations__['x']).__name__\n"
+    assert verifier.verify(program, "assert kind == 'type'\n").correct
+
+
 # -- statuses -------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("program,status", [

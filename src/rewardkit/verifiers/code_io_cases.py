@@ -27,7 +27,7 @@ def run_io_tests(job: dict, deadline: float, events: Events, result: dict) -> No
     tests = [{"line": i, "source": f"case {i}", "outcome": "not_run"} for i in range(len(job["inputs"]))]
     result.update(mode="io", tests=tests)
     try:
-        compile(source, "program.py", "exec")
+        compile(source, "program.py", "exec", dont_inherit=True)
     except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
         result["load"] = {"status": "compile_error", "error": f"{type(exc).__name__}: {exc}"[:2000]}
         return

@@ -41,7 +41,7 @@ def main() -> None:
     with open(program_path, encoding="utf-8", errors="replace") as fh:
         source = fh.read()
     try:
-        code = compile(source, "program.py", "exec")
+        code = compile(source, "program.py", "exec", dont_inherit=True)
     except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
         wire.send(write_fd, {"op": "error", "kind": "compile_error", "error": f"{type(exc).__name__}: {exc}"})
         return

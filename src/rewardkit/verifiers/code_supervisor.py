@@ -282,7 +282,7 @@ def run_function_tests(job: dict, deadline: float, events: Events, result: dict)
 
 def _run_statement(source: str, namespace: dict, errors: list[str]) -> None:
     try:
-        exec(compile(source, "<tests>", "exec"), namespace)  # noqa: S102 - the reference tests (trusted)
+        exec(compile(source, "<tests>", "exec", dont_inherit=True), namespace)  # noqa: S102 - trusted tests
     except Deadline:
         raise
     except BaseException as exc:  # noqa: BLE001 - a test that errors outside an assert
