@@ -9,6 +9,7 @@ Nothing here guards time: the caller runs it in a killable worker.
 
 from __future__ import annotations
 
+import cmath
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -143,6 +144,8 @@ def _to_fraction(text: str) -> Fraction | None:
 
 
 def _close(a: float | Fraction | complex, b: float | Fraction | complex) -> bool:
+    if not (cmath.isfinite(complex(a)) and cmath.isfinite(complex(b))):
+        return False  # an overflowed evaluation proves nothing, and inf - 3 <= tol * inf
     return abs(a - b) <= RELATIVE_TOLERANCE * max(abs(a), abs(b)) or abs(a - b) <= 1e-12
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 THINK_CLOSE = "</think>"
 _BOX_RE = re.compile(r"\\(?:boxed|fbox)\b")
-_ANSWER_TAG_RE = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
+_ANSWER_OPEN, _ANSWER_CLOSE = "<answer>", "</answer>"
 _STATEMENT_RE = re.compile(
     r"(?:final\s+answer\s*(?:is|:)|the\s+answer\s+is|^\s*\**answer\**\s*:)[ \t:*]*",
     re.IGNORECASE | re.MULTILINE,
@@ -29,6 +29,8 @@ _CONNECTOR_RE = re.compile(
     r"^(?:[\s$,;.]|\\[,;!: ]|\\quad|\\qquad|\\text\{\s*(?:and|or)\s*\}|and|or|&|\\\\|[a-zA-Z]\s*=)*$"
 )
 _MAX_CONNECTOR = 40
+_MAX_STATEMENT = 400
+_MAX_CANDIDATES = 64
 
 
 @dataclass(frozen=True)
@@ -47,24 +49,22 @@ def answer_region(text: str) -> str:
     return text[cut + len(THINK_CLOSE):] if cut >= 0 else text
 
 
-def _balanced(text: str, open_at: int) -> int | None:
-    """Index just past the brace group that opens at ``open_at``, or None if it never closes."""
-    depth = 0
-    i = open_at
-    n = len(text)
+def _brace_pairs(text: str) -> dict[int, int]:
+    """For each ``{`` that closes, the index just past its ``}`` (one linear pass; ``\\{`` is skipped)."""
+    pairs: dict[int, int] = {}
+    stack: list[int] = []
+    i, n = 0, len(text)
     while i < n:
         ch = text[i]
         if ch == "\\":
             i += 2
             continue
         if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
+            stack.append(i)
+        elif ch == "}" and stack:
+            pairs[stack.pop()] = i + 1
         i += 1
-    return None
+    return pairs
 
 
 @dataclass(frozen=True)
@@ -77,12 +77,13 @@ class _Candidate:
 
 def _boxes(text: str) -> list[_Candidate]:
     found = []
+    pairs = _brace_pairs(text) if "{" in text else {}
     for match in _BOX_RE.finditer(text):
         i = match.end()
         while i < len(text) and text[i] in " \t":
             i += 1
         if i < len(text) and text[i] == "{":
-            end = _balanced(text, i)
+            end = pairs.get(i)
             if end is None:
                 continue
             found.append(_Candidate(match.start(), end, text[i + 1:end - 1].strip(), "boxed"))
@@ -94,10 +95,9 @@ def _boxes(text: str) -> list[_Candidate]:
 
 
 def _statement_content(text: str, start: int) -> tuple[str, int]:
-    line_end = text.find("\n", start)
-    if line_end < 0:
-        line_end = len(text)
-    segment = text[start:line_end]
+    window = text[start:start + _MAX_STATEMENT]
+    line_end = window.find("\n")
+    segment = window if line_end < 0 else window[:line_end]
     depth_dollar = 0
     stop = len(segment)
     for i, ch in enumerate(segment):
@@ -112,17 +112,23 @@ def _statement_content(text: str, start: int) -> tuple[str, int]:
 
 
 def _statements(text: str) -> list[_Candidate]:
+    """The last few answer statements and ``<answer>`` tags, in text order."""
     found = []
-    for match in _STATEMENT_RE.finditer(text):
+    for match in reversed(list(_STATEMENT_RE.finditer(text))):
         content, end = _statement_content(text, match.end())
-        if not content or _NOT_AN_ANSWER.match(content):
-            continue
-        found.append(_Candidate(match.start(), end, content, "statement"))
-    for match in _ANSWER_TAG_RE.finditer(text):
-        content = match.group(1).strip()
+        if content and not _NOT_AN_ANSWER.match(content):
+            found.append(_Candidate(match.start(), end, content, "statement"))
+            if len(found) >= _MAX_CANDIDATES:
+                break
+    lower = text.lower() if "<" in text else ""
+    previous_close = 0
+    for close in re.finditer(re.escape(_ANSWER_CLOSE), lower):
+        start = lower.rfind(_ANSWER_OPEN, previous_close, close.start())
+        previous_close = close.end()
+        content = text[start + len(_ANSWER_OPEN):close.start()].strip() if start >= 0 else ""
         if content:
-            found.append(_Candidate(match.start(), match.end(), content, "answer_tag"))
-    return found
+            found.append(_Candidate(start, close.end(), content, "answer_tag"))
+    return sorted(found, key=lambda c: c.start)
 
 
 def _strip_delimiters(answer: str) -> str:
@@ -136,8 +142,8 @@ def _strip_delimiters(answer: str) -> str:
 def extract_answer(completion: str) -> ExtractedAnswer | None:
     """The final answer of ``completion``, or None when it commits to none."""
     text = answer_region(completion)
-    boxes = _boxes(text)
-    candidates = boxes + _statements(text)
+    boxes = _boxes(text)[-_MAX_CANDIDATES:]
+    candidates = boxes + _statements(text)[-_MAX_CANDIDATES:]
     if not candidates:
         return None
     # A statement or tag that wraps a box is represented by the box it wraps.

@@ -40,7 +40,12 @@ class TaskResult:
     error: str | None = None
 
 
+_deadline_passed = False
+
+
 def _on_alarm(signum: int, frame: Any) -> None:
+    global _deadline_passed
+    _deadline_passed = True
     raise _SoftTimeout()
 
 
@@ -56,13 +61,17 @@ def _worker_main(conn: Any, target_path: str) -> None:
         except (EOFError, OSError):
             return
         payload, timeout = message
+        global _deadline_passed
+        _deadline_passed = False
         try:
             signal.setitimer(signal.ITIMER_REAL, timeout)
             try:
                 value = target(payload)
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
-            result = TaskResult(TASK_OK, value)
+            # Library code may swallow the interrupt (a bare ``except:``) and return a half-computed
+            # answer: past the deadline, no answer counts.
+            result = TaskResult(TASK_TIMEOUT) if _deadline_passed else TaskResult(TASK_OK, value)
         except _SoftTimeout:
             result = TaskResult(TASK_TIMEOUT)
         except Exception as exc:
