@@ -45,6 +45,8 @@ def test_get_reward_conventions(test_plugin):
     bound = rk.get_reward("column_value", value_key="b")                      # params: a partial
     assert isinstance(bound, functools.partial) and bound.func is column_value
     assert bound(prompts=None, completions=["x"], b=[2]) == [2.0]
+    assert bound.__name__ == "column_value"                                   # TRL logs under __name__
+    assert pickle.loads(pickle.dumps(bound))(prompts=None, completions=["x"], b=[4]) == [4.0]
     made = rk.get_reward("scaled_column", key="b")                            # factory: called with params
     assert made(prompts=None, completions=["x"], b=[3]) == [3.0]
     with pytest.raises(rk.ConfigError, match="bad parameters for reward 'column_value'.*it accepts: value_key"):

@@ -70,7 +70,11 @@ def make_reward(registries: Registries, name: str, params: Mapping[str, Any], wh
     if not params:
         return obj
     _bind(obj, params, name, at, TRL_PARAMS)
-    return functools.partial(obj, **params)
+    # TRL logs rewards under ``reward_func.__name__``; a bare partial has none.
+    bound = functools.partial(obj, **params)
+    functools.update_wrapper(bound, obj)
+    bound.__name__ = name  # type: ignore[attr-defined]
+    return bound
 
 
 def _bind(func: Callable[..., Any], params: dict[str, Any], name: str, at: str, exclude: tuple[str, ...]) -> None:
