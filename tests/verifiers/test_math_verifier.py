@@ -252,3 +252,21 @@ def test_extract_then_compare_stages_are_usable_alone():
     assert found is not None and found.values == ("-2", "1")
     assert split_values(r"x=1 \text{ or } x=-2") == ["1", "-2"]
     assert split_values("1,000") == ["1000"]
+
+
+def test_cli_verify_math_prints_the_verdict():
+    import json
+
+    from click.testing import CliRunner
+
+    from rewardkit.cli import main
+
+    runner = CliRunner()
+    result = runner.invoke(main, ["verify", "math", "--reference", r"\frac12", r"The answer is \boxed{0.5}"])
+    assert result.exit_code == 0, result.output
+    verdict = json.loads(result.output)
+    assert verdict["correct"] is True and verdict["status"] == "ok" and verdict["extracted"] == "0.5"
+    hedge = runner.invoke(main, ["verify", "math", "-r", "3", "-p", "timeout=2", r"\boxed{2 \text{ or } 3}"])
+    assert json.loads(hedge.output)["status"] == "hedged"
+    bad = runner.invoke(main, ["verify", "math", "-r", "3", "-p", "tolerance=2", r"\boxed{3}"])
+    assert bad.exit_code != 0 and "accepts: timeout, workers, grace" in bad.output
