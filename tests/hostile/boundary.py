@@ -55,30 +55,34 @@ class Cgroup:
         return " && ".join(f'echo $$ > "{d}/cgroup.procs"' for d in self.dirs)
 
     def pids(self) -> list[int]:
+        """Every process in the group or in a group nested in it (the local sandbox nests one per run)."""
         found: set[int] = set()
         for d in self.dirs:
-            try:
-                found.update(int(x) for x in _read(os.path.join(d, "cgroup.procs")).split())
-            except OSError:
-                pass
+            for root, _, _ in os.walk(d):
+                try:
+                    found.update(int(x) for x in _read(os.path.join(root, "cgroup.procs")).split())
+                except ValueError:
+                    pass
         return sorted(found)
 
     def destroy(self) -> None:
-        for _ in range(50):
-            left = self.pids()
-            if not left:
-                break
-            for pid in left:
+        """Kill everything in the group and its nested groups, then remove them, innermost first."""
+        end = time.monotonic() + 10.0
+        while time.monotonic() < end:
+            for pid in self.pids():
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
+            for d in self.dirs:
+                for root, _, _ in sorted(os.walk(d), key=lambda w: -w[0].count("/")):
+                    try:
+                        os.rmdir(root)
+                    except OSError:
+                        pass
+            if not any(os.path.isdir(d) for d in self.dirs):
+                return
             time.sleep(0.05)
-        for d in self.dirs:
-            try:
-                os.rmdir(d)
-            except OSError:
-                pass
 
 
 def _write(path: str, text: str) -> None:

@@ -99,6 +99,15 @@ CASES = [
     Hostile("growing_allocation", (
         "def f(x):\n    hoard = []\n    while True:\n        hoard.append(bytearray(8 << 20))\n"),
         statuses=("memory_limit",)),
+    Hostile("fork_and_hoard_memory", (
+        "import os, time\n"
+        "def f(x):\n"
+        "    for _ in range(12):\n"
+        "        if os.fork() == 0:\n"
+        "            hoard = b'x' * (200 << 20)\n"
+        "            time.sleep(60)\n"
+        "            os._exit(0)\n"
+        "    return 0\n")),
     Hostile("disk_fill", (
         "import os\n"
         "def f(x):\n"

@@ -217,3 +217,37 @@ def test_as_an_ordinary_user_bubblewrap_uses_a_user_namespace() -> None:
     if "unprivileged user namespaces" in done.stderr or "Operation not permitted" in done.stdout:
         pytest.skip("unprivileged user namespaces are disabled here")
     assert done.stdout.strip() == "65534 1 ['lo'] None", (done.stdout, done.stderr[-2000:])
+
+
+def test_each_run_gets_its_own_cgroup_capping_the_whole_run(sandbox) -> None:
+    import threading
+
+    if sandbox.cgroups == "off" or os.geteuid() != 0:
+        pytest.skip("per-run cgroups need root")
+    limits = Limits(memory_bytes=96 << 20, max_scratch_bytes=8 << 20, max_processes=10, wall_time=10)
+    seen: list[tuple[str, str]] = []
+    thread = threading.Thread(target=lambda: run(sandbox, "import time; time.sleep(1.5)", limits=limits))
+    thread.start()
+    deadline = time.monotonic() + 5
+    while not any(int(limit) == 104 << 20 for _, limit in seen) and time.monotonic() < deadline:
+        for root, dirs, _ in os.walk("/sys/fs/cgroup/memory"):
+            for d in dirs:
+                if d.startswith("rk-local-"):
+                    with open(os.path.join(root, d, "memory.limit_in_bytes")) as fh:
+                        seen.append((d, fh.read().strip()))
+            if root.count("/") > 6:
+                dirs[:] = []
+        time.sleep(0.05)
+    thread.join()
+    if not seen and not os.path.isdir("/sys/fs/cgroup/memory"):
+        pytest.skip("no cgroup v1 memory hierarchy to look at")
+    mine = [d for d, limit in seen if int(limit) == 104 << 20]  # memory_bytes + max_scratch_bytes
+    assert mine
+    time.sleep(0.2)
+    left = [d for d in mine if any(d in dirs for _, dirs, _ in os.walk("/sys/fs/cgroup/memory"))]
+    assert left == []
+
+
+def test_bad_cgroups_option_is_refused() -> None:
+    with pytest.raises(rk.SandboxError, match="cgroups must be"):
+        LocalSandbox(cgroups="maybe")

@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 
 from rewardkit._errors import SandboxError
 from rewardkit.sandbox.base import Limits, RunResult, Sandbox
+from rewardkit.sandbox.local_cgroup import RunCgroup
 from rewardkit.sandbox.local_launch import (
     Launch,
     bwrap_launch,
@@ -49,12 +50,30 @@ class LocalSandbox(Sandbox):
     ``"bwrap"``, ``"unshare"``, or ``"rlimits"`` (explicit opt-in to NO namespaces, warns).
     ``limits``: the default :class:`Limits` of a run (each ``run`` may pass its own).
     ``uid_base``: first uid of the range runs get when we are root (one uid per run, rotating).
+    ``cgroups``: ``"auto"`` (a cgroup per run capping the memory and processes of the whole run, where
+    we may make one), ``"off"``, or ``"required"`` (a SandboxError where we may not).
     """
 
     name = "local"
 
-    def __init__(self, *, isolation: str = "auto", limits: Limits | None = None, uid_base: int | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        isolation: str = "auto",
+        limits: Limits | None = None,
+        uid_base: int | None = None,
+        cgroups: str = "auto",
+    ) -> None:
         self.isolation = detect_isolation(isolation)
+        if cgroups not in ("auto", "off", "required"):
+            raise SandboxError(f"local sandbox: cgroups must be 'auto', 'off' or 'required', got {cgroups!r}")
+        self.cgroups = cgroups if self.isolation != "rlimits" else "off"
+        if cgroups == "required":
+            probe = RunCgroup.create(64 << 20, 8)
+            if probe is None:
+                raise SandboxError("local sandbox: cgroups='required' but no writable cgroup hierarchy (needs root "
+                                   "and a v1 memory+pids or v2 hierarchy with both controllers)")
+            probe.destroy()
         if self.isolation == "rlimits":
             message = (
                 "rewardkit local sandbox: isolation='rlimits' runs untrusted code WITHOUT namespaces: "
@@ -103,7 +122,22 @@ class LocalSandbox(Sandbox):
             else:
                 fds = {name: _memfd(name, data) for name, data in blobs.items()}
             launch = self._launch(command, fds, limits, uid, host_scratch)
-            result = self._execute(launch, stdin, limits)
+            group = None
+            if self.cgroups != "off":
+                group = RunCgroup.create(limits.memory_bytes + limits.max_scratch_bytes, limits.max_processes + 4)
+                if group is None and self.cgroups == "required":
+                    return RunResult(None, infra_error="local sandbox could not create the run's cgroup")
+            try:
+                if group is not None:
+                    launch = Launch(group.enter_argv() + launch.argv, launch.pass_fds, launch.host_scratch,
+                                    launch.cwd, launch.scratch, launch.rlimits)
+                result = self._execute(launch, stdin, limits)
+            finally:
+                if group is not None:
+                    out_of_memory = group.out_of_memory()
+                    group.destroy()
+            if group is not None and out_of_memory and not result.memory_exceeded:
+                result = RunResult(**{**result.__dict__, "memory_exceeded": True})
             if host_scratch is not None and collect and result.infra_error is None:
                 result = _with_files(result, host_scratch, collect, limits.max_output_bytes)
             return result
@@ -357,6 +391,7 @@ def _infra_failure(launch: Launch, code: int | None, err: bytes, duration: float
     if code in (0, None):
         return None
     first = err[:2000].decode("utf-8", "replace").split("\n", 1)[0]
-    if first.startswith(("bwrap: ", "unshare: ", "prlimit: ", "setpriv: ", "rk-setup: ", "mount: ", "cp: ")):
+    tools = ("bwrap: ", "unshare: ", "prlimit: ", "setpriv: ", "rk-setup: ", "rk-cgroup: ", "mount: ", "cp: ")
+    if first.startswith(tools):
         return f"{launch.argv[0]} failed to set up the run: {first.strip()}"
     return None
