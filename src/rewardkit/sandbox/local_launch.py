@@ -21,9 +21,9 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from rewardkit._errors import SandboxError
 from rewardkit.sandbox.base import Limits
