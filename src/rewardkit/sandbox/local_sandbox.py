@@ -26,6 +26,7 @@ import threading
 import time
 import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from rewardkit._errors import SandboxError
 from rewardkit.sandbox.base import Limits, RunResult, Sandbox
@@ -122,22 +123,7 @@ class LocalSandbox(Sandbox):
             else:
                 fds = {name: _memfd(name, data) for name, data in blobs.items()}
             launch = self._launch(command, fds, limits, uid, host_scratch)
-            group = None
-            if self.cgroups != "off":
-                group = RunCgroup.create(limits.memory_bytes + limits.max_scratch_bytes, limits.max_processes + 4)
-                if group is None and self.cgroups == "required":
-                    return RunResult(None, infra_error="local sandbox could not create the run's cgroup")
-            try:
-                if group is not None:
-                    launch = Launch(group.enter_argv() + launch.argv, launch.pass_fds, launch.host_scratch,
-                                    launch.cwd, launch.scratch, launch.rlimits)
-                result = self._execute(launch, stdin, limits)
-            finally:
-                if group is not None:
-                    out_of_memory = group.out_of_memory()
-                    group.destroy()
-            if group is not None and out_of_memory and not result.memory_exceeded:
-                result = RunResult(**{**result.__dict__, "memory_exceeded": True})
+            result = self._execute_in_cgroup(launch, stdin, limits)
             if host_scratch is not None and collect and result.infra_error is None:
                 result = _with_files(result, host_scratch, collect, limits.max_output_bytes)
             return result
@@ -148,6 +134,22 @@ class LocalSandbox(Sandbox):
                 os.close(fd)
             if host_scratch is not None:
                 shutil.rmtree(host_scratch, ignore_errors=True)
+
+    def _execute_in_cgroup(self, launch: Launch, stdin: bytes | None, limits: Limits) -> RunResult:
+        """:meth:`_execute` inside a cgroup of the run's own, where one can be made."""
+        group = None
+        if self.cgroups != "off":
+            group = RunCgroup.create(limits.memory_bytes + limits.max_scratch_bytes, limits.max_processes + 4)
+        if group is None:
+            if self.cgroups == "required":
+                return RunResult(None, infra_error="local sandbox could not create the run's cgroup")
+            return self._execute(launch, stdin, limits)
+        try:
+            result = self._execute(replace(launch, argv=group.enter_argv() + launch.argv), stdin, limits)
+            out_of_memory = group.out_of_memory()
+        finally:
+            group.destroy()
+        return replace(result, memory_exceeded=True) if out_of_memory else result
 
     def _next_uid(self) -> int:
         with self._lock:
@@ -257,7 +259,7 @@ def _with_files(result: RunResult, root: str, collect: Sequence[str], cap: int) 
         if os.path.isfile(path) and not os.path.islink(path):
             with open(path, "rb") as fh:
                 found[rel] = fh.read(cap)
-    return RunResult(**{**result.__dict__, "files": found})
+    return replace(result, files=found)
 
 
 def _rlimit_setter(limits: Limits):  # type: ignore[no-untyped-def]
