@@ -85,3 +85,23 @@ def test_full_fine_tuning_groups_by_weight_and_aggregates_by_layer_and_kind(stud
     layers = per_layer(norms)
     assert layers["layer1"] == pytest.approx(0.1 * math.sqrt(n), rel=1e-4) and layers["layer0"] == 0.0
     assert per_kind(norms)["up_proj"] == pytest.approx(0.1 * math.sqrt(n), rel=1e-4)
+
+
+def test_several_passes_per_step_measure_the_whole_update(student_dir):
+    model = apply_lora(AutoModelForCausalLM.from_pretrained(student_dir), LoraSettings(r=2, alpha=4, target_modules="mlp"))
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if "lora_B" in name:
+                p.normal_(0, 0.1)
+    tracker = ModuleNormTracker(model)
+    opt = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.01)
+    _loss(model).backward()
+    grad = {k: math.sqrt(sum(float(p.grad.pow(2).sum()) for p in ps)) for k, ps in tracker.groups.items()}
+    tracker.start_step()
+    for _ in range(2):  # two passes with the same gradient: the step moves 2 * lr * g
+        tracker.record_grads()
+        opt.step()
+    norms = tracker.after_step()
+    for key, row in norms.items():
+        assert row["grad_norm"] == pytest.approx(grad[key], rel=1e-5)
+        assert row["update_norm"] == pytest.approx(2 * 0.01 * grad[key], rel=1e-4)

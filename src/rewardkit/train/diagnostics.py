@@ -34,7 +34,9 @@ class ModuleNormTracker:
     LoRA the norm of the adapter's effective weight change ``scale * B @ A`` since the start.
 
     Call ``before_step()`` after the backward pass (reads gradients, snapshots weights) and
-    ``after_step()`` after ``optimizer.step()``.
+    ``after_step()`` after ``optimizer.step()``. With several optimizer passes per training step, call
+    ``start_step()`` once, ``record_grads()`` before each pass and ``after_step()`` after the last: the
+    update norm then covers the whole step and the gradient norm is the mean over the passes.
     """
 
     def __init__(self, model: Any) -> None:
@@ -44,14 +46,20 @@ class ModuleNormTracker:
             if param.requires_grad:
                 self.groups[module_key(name)].append(param)
         self._before: dict[str, list[torch.Tensor]] = {}
-        self._grads: dict[str, float] = {}
+        self._grads: dict[str, list[float]] = defaultdict(list)
+
+    def start_step(self) -> None:
+        self._before = {key: [p.detach().clone() for p in params] for key, params in self.groups.items()}
+        self._grads = defaultdict(list)
+
+    def record_grads(self) -> None:
+        for key, params in self.groups.items():
+            self._grads[key].append(math.sqrt(sum(float(p.grad.detach().float().pow(2).sum())
+                                                  for p in params if p.grad is not None)))
 
     def before_step(self) -> None:
-        self._grads = {
-            key: math.sqrt(sum(float(p.grad.detach().float().pow(2).sum()) for p in params if p.grad is not None))
-            for key, params in self.groups.items()
-        }
-        self._before = {key: [p.detach().clone() for p in params] for key, params in self.groups.items()}
+        self.start_step()
+        self.record_grads()
 
     def after_step(self) -> dict[str, dict[str, float]]:
         out: dict[str, dict[str, float]] = {}
@@ -59,7 +67,8 @@ class ModuleNormTracker:
         for key, params in self.groups.items():
             update = math.sqrt(sum(float((p.detach() - old).float().pow(2).sum())
                                    for p, old in zip(params, self._before[key])))
-            row = {"grad_norm": self._grads.get(key, 0.0), "update_norm": update}
+            grads = self._grads.get(key) or [0.0]
+            row = {"grad_norm": sum(grads) / len(grads), "update_norm": update}
             if key in deltas:
                 row["delta_norm"] = deltas[key]
             out[key] = row

@@ -123,6 +123,8 @@ class GRPOTrainer:
                                   "kl": 0.0, "entropy": 0.0, "ratio_mean": 0.0}
         module_norms: dict[str, dict[str, float]] = {}
         grad_norm = 0.0
+        if self.tracker is not None:
+            self.tracker.start_step()
         for _ in range(g.num_iterations):
             self.optimizer.zero_grad(set_to_none=True)
             for start in range(0, n, micro):
@@ -144,12 +146,12 @@ class GRPOTrainer:
                                    ("entropy", masked_mean(entropy, batch.completion_mask).item())):
                     sums[key] += share * value
             if self.tracker is not None:
-                self.tracker.before_step()
+                self.tracker.record_grads()
             grad_norm = float(torch.nn.utils.clip_grad_norm_(
                 [p for p in self.model.parameters() if p.requires_grad], g.max_grad_norm))
             self.optimizer.step()
-            if self.tracker is not None:
-                module_norms = self.tracker.after_step()
+        if self.tracker is not None:
+            module_norms = self.tracker.after_step()
         self.step += 1
         lengths = rollouts.lengths().float()
         last = rollouts.completion_ids.gather(1, (rollouts.lengths() - 1).clamp(min=0).unsqueeze(1)).squeeze(1)
