@@ -244,7 +244,8 @@ def _judge_single(gold: str, values: list[str]) -> Judgement:
     result = equivalent(gold, answer)
     if result is None:
         return Judgement(False, PARSE_ERROR, "the answer could not be parsed")
-    if not result and _set_size(_parse(normalize(answer))) > 1 and _set_size(_parse(normalize(gold))) == 1:
+    a_set, g_set = "\\{" in answer, "\\{" in gold
+    if not result and a_set and _set_size(_parse(normalize(answer))) > 1 and not g_set:
         return Judgement(False, HEDGED, "a set of several values given where one is expected")
     return Judgement(result, OK, "equivalent" if result else "not equivalent")
 

@@ -14,12 +14,12 @@ from typing import Any, Mapping, Sequence
 
 from rewardkit._errors import ConfigError
 from rewardkit.verifiers.base import Verifier, _check_batch, as_text
-from rewardkit.verifiers.math_compare import Judgement, judge, normalize, split_values
+from rewardkit.verifiers.math_compare import Judgement, normalize, split_values
 from rewardkit.verifiers.math_extract import ExtractedAnswer, extract_answer
 from rewardkit.verifiers.verdict import ERROR, INVALID_REFERENCE, NO_ANSWER, OK, TIMEOUT, Verdict
 from rewardkit.verifiers.worker_pool import TASK_OK, TASK_TIMEOUT, WorkerPool
 
-_WORKER_TARGET = "rewardkit.verifiers.math_verifier:judge_in_worker"
+_WORKER_TARGET = "rewardkit.verifiers.math_worker:judge_in_worker"
 
 
 @dataclass(frozen=True)
@@ -35,12 +35,6 @@ class MathConfig:
             raise ConfigError(f"math verifier: timeout must be a positive number of seconds, got {self.timeout!r}")
         if self.workers is not None and self.workers < 1:
             raise ConfigError(f"math verifier: workers must be >= 1 or None (one per core), got {self.workers!r}")
-
-
-def judge_in_worker(payload: tuple[tuple[str, ...], str]) -> Judgement:
-    """Runs inside a worker process."""
-    values, reference = payload
-    return judge(values, reference)
 
 
 def reference_text(reference: Any) -> str | None:
