@@ -43,9 +43,9 @@ def reward_panel(ax: Any, metrics: list[dict[str, Any]], evals: list[dict[str, A
     ax.plot(steps, total, color="tab:blue", alpha=0.25, lw=1)
     ax.plot(steps, smooth(total, window), color="tab:blue", lw=2, label="train reward (sampled)")
     if len(labels) > 1:
-        for label in labels:  # default colour cycle; the eval lines use named colours
+        for i, label in enumerate(labels):
             ax.plot(steps, smooth([m.get(f"reward/{label}/mean", math.nan) for m in metrics], window),
-                    label=f"train {label}", alpha=0.8)
+                    color=["tab:cyan", "tab:gray", "black", "tab:olive"][i % 4], label=f"train {label}", alpha=0.8)
     eval_keys = sorted({k for e in evals for k in e if k.startswith(("eval/", "eval_train/"))})
     if len(labels) <= 1:
         eval_keys = [k for k in eval_keys if k.endswith("/reward")]
