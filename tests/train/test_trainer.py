@@ -10,9 +10,9 @@ import pytest
 import torch
 import yaml
 from click.testing import CliRunner
+from train_helpers import small_config
 
 import rewardkit as rk
-from conftest import small_config  # tests/train/conftest.py
 from rewardkit.train.codistill import CoDistillTrainer
 from rewardkit.train.config import load_config
 from rewardkit.train.scoring import RewardTerm, score_completions
