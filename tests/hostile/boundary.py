@@ -10,6 +10,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 import uuid
 from dataclasses import dataclass
@@ -109,15 +110,37 @@ def unavailable_reason() -> str | None:
     return None
 
 
+def _paths_under_tmp(extra: list[str]) -> list[str]:
+    """The checkout, the venv and the working dir, where they live under /tmp (a CI clone may)."""
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    pythonpath = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    found = sorted({os.path.realpath(p) for p in [repo, sys.prefix, os.getcwd(), *pythonpath, *extra] if p})
+    kept: list[str] = []
+    for path in found:
+        if path.startswith("/tmp/") and not any(path.startswith(k + "/") for k in kept):
+            kept.append(path)
+    return kept
+
+
+def private_tmp_script(extra_paths: list[str] | None = None) -> str:
+    """Shell that mounts a private tmpfs on /tmp and binds back what the run needs from the old /tmp."""
+    keep = _paths_under_tmp(extra_paths or [])
+    hold = ["mount -t tmpfs rk-hold /mnt"] if keep else []
+    restore = []
+    for i, path in enumerate(keep):
+        hold.append(f'mkdir /mnt/{i} && mount --bind "{path}" /mnt/{i}')
+        restore.append(f'mkdir -p "{path}" && mount --bind /mnt/{i} "{path}"')
+    steps = ["mount --make-rprivate /", *hold, "mount -t tmpfs -o size=512m rk-boundary /tmp", *restore]
+    return " && ".join(steps)
+
+
 def run_inside(argv: list[str], *, env: dict[str, str], timeout: float, pids_max: int = 1024,
-               memory_bytes: int = 6 << 30, cwd: str | None = None) -> subprocess.CompletedProcess[str]:
+               memory_bytes: int = 6 << 30, cwd: str | None = None,
+               stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     """Run ``argv`` inside a fresh boundary; kill everything left in it afterwards."""
     group = Cgroup.create(pids_max, memory_bytes)
     token = uuid.uuid4().hex
-    inner = (
-        'ip link set lo up 2>/dev/null; mount --make-rprivate / && mount -t tmpfs -o size=512m rk-boundary /tmp '
-        '&& exec "$@"'
-    )
+    inner = f'ip link set lo up 2>/dev/null; {private_tmp_script([cwd] if cwd else [])} && exec "$@"'
     script = (
         f'{group.enter_command()} && exec unshare --pid --fork --kill-child --mount-proc --net --mount -- '
         f'sh -c \'{inner}\' rk-boundary "$@"'
@@ -126,7 +149,7 @@ def run_inside(argv: list[str], *, env: dict[str, str], timeout: float, pids_max
         return subprocess.run(
             ["sh", "-c", script, "rk-enter", *argv],
             env={**env, MARKER_ENV: token, "RK_HOSTILE_CGROUP": os.path.basename(group.dirs[0])},
-            capture_output=True, text=True, timeout=timeout, cwd=cwd, check=False,
+            capture_output=True, text=True, timeout=timeout, cwd=cwd, check=False, input=stdin,
         )
     finally:
         group.destroy()

@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import signal
-import subprocess
 import sys
-import uuid
 from pathlib import Path
 
 import pytest
 
 import rewardkit as rk
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hostile"))
+import boundary
 
 pytestmark = [pytest.mark.docker, pytest.mark.hostile]
 
@@ -114,79 +113,11 @@ def docker_problem() -> str | None:
     return None
 
 
-class OuterBoundary:
-    """cgroup caps (pids, memory) plus `unshare` PID/net/mount namespaces and a private /tmp, for a child."""
-
-    def __init__(self, pids: int = 512, memory_bytes: int = 4 << 30) -> None:
-        self.name = f"rk-parity-{uuid.uuid4().hex[:8]}"
-        self.v2 = Path("/sys/fs/cgroup/cgroup.controllers").exists()
-        if self.v2:
-            self.dirs = [Path("/sys/fs/cgroup") / self.name]
-        else:
-            self.dirs = [Path("/sys/fs/cgroup/pids") / self.name, Path("/sys/fs/cgroup/memory") / self.name]
-        if self.v2:  # the controllers must be enabled for children of the root cgroup
-            subtree = Path("/sys/fs/cgroup/cgroup.subtree_control")
-            for controller in ("pids", "memory"):
-                if controller not in subtree.read_text().split():
-                    subtree.write_text(f"+{controller}")
-        try:
-            for d in self.dirs:
-                d.mkdir()
-            (self.dirs[0] / "pids.max").write_text(str(pids))
-            if self.v2:
-                (self.dirs[0] / "memory.max").write_text(str(memory_bytes))
-            else:
-                (self.dirs[1] / "memory.limit_in_bytes").write_text(str(memory_bytes))
-        except OSError:
-            for d in self.dirs:
-                if d.exists():
-                    d.rmdir()
-            raise
-
-    def _join(self) -> None:  # runs in the child between fork and exec
-        for d in self.dirs:
-            (d / "cgroup.procs").write_text(str(os.getpid()))
-
-    def run(self, argv: list[str], stdin: str, timeout: float) -> subprocess.CompletedProcess[str]:
-        wrapped = [
-            "unshare", "--pid", "--fork", "--mount-proc", "--net", "--mount", "--",
-            "sh", "-c", 'mount -t tmpfs -o size=512m tmpfs /tmp && exec "$@"', "_", *argv,
-        ]
-        return subprocess.run(wrapped, input=stdin, capture_output=True, text=True, timeout=timeout,
-                              preexec_fn=self._join, check=False)
-
-    def close(self) -> None:
-        for d in self.dirs:
-            for _ in range(50):
-                procs = [int(p) for p in (d / "cgroup.procs").read_text().split()]
-                if not procs:
-                    break
-                for pid in procs:
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
-            try:
-                d.rmdir()
-            except OSError:
-                pass
-
-
-def outer_boundary_problem() -> str | None:
-    if os.geteuid() != 0:
-        return "the outer boundary (namespaces + cgroups) needs root"
-    if shutil.which("unshare") is None:
-        return "util-linux `unshare` is not installed"
-    if not (Path("/sys/fs/cgroup/cgroup.controllers").exists() or Path("/sys/fs/cgroup/pids").is_dir()):
-        return "no cgroup pids controller mounted"
-    return None
-
-
 @pytest.fixture(scope="module")
 def verdict_pairs():
     problem = docker_problem()
     need(problem is None, problem or "")
-    problem = outer_boundary_problem()
+    problem = boundary.unavailable_reason()
     need(problem is None, problem or "")
     names = list(PROGRAMS)
     cases = [[PROGRAMS[n][0], PROGRAMS[n][1]] for n in names]
@@ -194,15 +125,12 @@ def verdict_pairs():
     with rk.get_verifier("code", sandbox="docker", sandbox_options={"pool_size": 2}, **SETTINGS) as v:
         docker_verdicts = v.verify_batch([c[0] for c in cases], [c[1] for c in cases])
 
+    spec = json.dumps({"settings": SETTINGS, "cases": cases})
     try:
-        boundary = OuterBoundary()
+        proc = boundary.run_inside([sys.executable, "-c", LOCAL_BATCH], env=dict(os.environ), timeout=300,
+                                   pids_max=512, memory_bytes=4 << 30, stdin=spec)
     except OSError as exc:
         need(False, f"cannot make the outer boundary's cgroups: {exc}")
-    try:
-        spec = json.dumps({"settings": SETTINGS, "cases": cases})
-        proc = boundary.run([sys.executable, "-c", LOCAL_BATCH], stdin=spec, timeout=300)
-    finally:
-        boundary.close()
     assert proc.returncode == 0, proc.stderr[-3000:]
     local = json.loads(proc.stdout.strip().splitlines()[-1])
     return {
