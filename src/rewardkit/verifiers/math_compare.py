@@ -10,6 +10,7 @@ Nothing here guards time: the caller runs it in a killable worker.
 from __future__ import annotations
 
 import cmath
+import logging
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -35,6 +36,9 @@ _POW10 = re.compile(r"^10\s*\^\s*\{?\s*([-+]?\d{1,3})\s*\}?$")
 _PERCENT = re.compile(r"(?:\\%|%)$")
 
 RELATIVE_TOLERANCE = 1e-6
+
+# math-verify warns once per process that its signal timeouts are off: our workers enforce the deadline.
+logging.getLogger("math_verify").setLevel(logging.ERROR)
 
 
 @dataclass(frozen=True)
