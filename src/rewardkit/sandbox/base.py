@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import abc
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class Sandbox(abc.ABC):
     def close(self) -> None:
         """Release processes and containers. Safe to call twice."""
 
-    def __enter__(self) -> Sandbox:
+    def __enter__(self) -> Sandbox:  # noqa: PYI034
         return self
 
     def __exit__(self, *exc_info: object) -> None:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import abc
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from rewardkit._errors import VerifierError
 from rewardkit.verifiers.verdict import ERROR, Verdict
@@ -26,7 +27,7 @@ class Verifier(abc.ABC):
             return self._verify(completion, reference, **context)
         except VerifierError:
             raise
-        except Exception as exc:  # a verifier bug must not crash a training batch
+        except Exception as exc:  # noqa: BLE001 - a verifier bug must not crash a training batch
             return Verdict.fail(ERROR, error=f"{type(exc).__name__}: {exc}")
 
     @abc.abstractmethod
@@ -49,7 +50,7 @@ class Verifier(abc.ABC):
     def close(self) -> None:
         """Release workers, processes and containers. Safe to call twice."""
 
-    def __enter__(self) -> Verifier:
+    def __enter__(self) -> Verifier:  # noqa: PYI034
         return self
 
     def __exit__(self, *exc_info: object) -> None:

@@ -147,7 +147,7 @@ def _to_fraction(text: str) -> Fraction | None:
     return value
 
 
-def _close(a: float | Fraction | complex, b: float | Fraction | complex) -> bool:
+def _close(a: Fraction | complex, b: Fraction | complex) -> bool:
     if not (cmath.isfinite(complex(a)) and cmath.isfinite(complex(b))):
         return False  # an overflowed evaluation proves nothing, and inf - 3 <= tol * inf
     return abs(a - b) <= RELATIVE_TOLERANCE * max(abs(a), abs(b)) or abs(a - b) <= 1e-12

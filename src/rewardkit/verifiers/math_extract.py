@@ -104,9 +104,8 @@ def _statement_content(text: str, start: int) -> tuple[str, int]:
         if ch == "$":
             depth_dollar ^= 1
         elif ch == "." and not depth_dollar and (i + 1 == len(segment) or segment[i + 1] in " \t"):
-            if not (i > 0 and segment[i - 1].isdigit() and i + 1 < len(segment) and segment[i + 1].isdigit()):
-                stop = i
-                break
+            stop = i  # a sentence ends; "3.5" keeps its point because no space follows it
+            break
     content = segment[:stop].strip().strip("*").strip()
     return content, start + stop
 

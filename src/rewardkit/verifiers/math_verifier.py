@@ -9,8 +9,9 @@ processes, so every sample has a hard time limit from any thread, and a patholog
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from rewardkit._errors import ConfigError
 from rewardkit.verifiers.base import Verifier, _check_batch, as_text
@@ -112,7 +113,7 @@ class MathVerifier(Verifier):
         for i, (completion, reference) in enumerate(zip(completions, references)):
             try:
                 prepared = self._prepare(completion, reference)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - one bad sample must not sink the batch
                 prepared = Verdict.fail(ERROR, error=f"{type(exc).__name__}: {exc}")
             if isinstance(prepared, Verdict):
                 verdicts.append(prepared)

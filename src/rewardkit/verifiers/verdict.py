@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 OK = "ok"
 NO_ANSWER = "no_answer"
@@ -37,7 +38,7 @@ class Verdict:
 
     def __post_init__(self) -> None:
         score = float(self.score)
-        if not 0.0 <= score <= 1.0 or score != score:
+        if not 0.0 <= score <= 1.0:  # also rejects NaN
             raise ValueError(f"verdict score must lie in [0, 1], got {self.score!r}")
         object.__setattr__(self, "score", score)
         object.__setattr__(self, "correct", bool(self.correct))

@@ -17,10 +17,11 @@ import subprocess
 import sys
 import threading
 import weakref
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from typing import Any, Callable, Sequence
+from typing import Any
 
 TASK_OK = "ok"
 TASK_TIMEOUT = "timeout"
@@ -74,11 +75,11 @@ def _worker_main(conn: Any, target_path: str) -> None:
             result = TaskResult(TASK_TIMEOUT) if _deadline_passed else TaskResult(TASK_OK, value)
         except _SoftTimeout:
             result = TaskResult(TASK_TIMEOUT)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - any failure of the task is its result
             result = TaskResult(TASK_ERROR, error=f"{type(exc).__name__}: {exc}")
         try:
             conn.send(result)
-        except Exception as exc:  # an unpicklable result
+        except Exception as exc:  # noqa: BLE001 - an unpicklable result
             conn.send(TaskResult(TASK_ERROR, error=f"result could not be sent back: {exc!r}"))
 
 
@@ -244,7 +245,7 @@ class WorkerPool:
         self._idle.put(None)
         self._finalizer()
 
-    def __enter__(self) -> WorkerPool:
+    def __enter__(self) -> WorkerPool:  # noqa: PYI034
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -253,7 +254,7 @@ class WorkerPool:
 
 if __name__ == "__main__":
     # Run the imported module's copy so that pickled results name rewardkit's classes, not __main__'s.
-    from rewardkit.verifiers import worker_pool as _module
+    from rewardkit.verifiers import worker_pool as _module  # noqa: PLW0406
 
     _module._worker_main(
         _module._Duplex(Connection(int(sys.argv[2]), writable=False), Connection(int(sys.argv[3]), readable=False)),
