@@ -38,6 +38,8 @@ EQUIVALENCE = [
     ("relative tolerance inside", "1234567", r"\boxed{1234567.5}", True, "ok"),
     ("relative tolerance outside", "1234567", r"\boxed{1234580}", False, "ok"),
     ("tiny numbers are not all zero", "1e-7", r"\boxed{2e-7}", False, "ok"),
+    ("numbers beyond float range", "10^{400}", r"\boxed{1 \times 10^{400}}", True, "ok"),
+    ("numbers beyond float range differ", "10^{400}", r"\boxed{2 \times 10^{400}}", False, "ok"),
     ("irrational vs decimal", r"\sqrt{2}", r"\boxed{1.41421356}", True, "ok"),
     ("rationalised surd", r"\sqrt{2}", r"\boxed{\frac{2}{\sqrt{2}}}", True, "ok"),
     ("pi expression", r"\frac{\pi}{2}", r"\boxed{\pi/2}", True, "ok"),

@@ -148,9 +148,13 @@ def _to_fraction(text: str) -> Fraction | None:
 
 
 def _close(a: Fraction | complex, b: Fraction | complex) -> bool:
-    if not (cmath.isfinite(complex(a)) and cmath.isfinite(complex(b))):
+    if isinstance(a, Fraction) and isinstance(b, Fraction):
+        gap = abs(a - b)
+        return gap <= Fraction(RELATIVE_TOLERANCE) * max(abs(a), abs(b)) or gap <= Fraction(1, 10**12)
+    x, y = complex(a), complex(b)
+    if not (cmath.isfinite(x) and cmath.isfinite(y)):
         return False  # an overflowed evaluation proves nothing, and inf - 3 <= tol * inf
-    return abs(a - b) <= RELATIVE_TOLERANCE * max(abs(a), abs(b)) or abs(a - b) <= 1e-12
+    return abs(x - y) <= RELATIVE_TOLERANCE * max(abs(x), abs(y)) or abs(x - y) <= 1e-12
 
 
 def _plain_text(text: str) -> str:
