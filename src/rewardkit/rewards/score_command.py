@@ -10,12 +10,16 @@ import click
 from rewardkit._errors import RewardkitError
 
 
+def is_spec_path(reward: str) -> bool:
+    return Path(reward).suffix.lower() in (".yaml", ".yml", ".json") or Path(reward).is_file()
+
+
 def load_reward(reward: str):  # -> rewardkit.rewards.base.Reward
     """A spec file path, or the name of a registered reward."""
     import rewardkit as rk
     from rewardkit.rewards.base import as_reward
 
-    if Path(reward).suffix.lower() in (".yaml", ".yml", ".json") or Path(reward).is_file():
+    if is_spec_path(reward):
         return rk.build_reward(reward)
     return as_reward(rk.get_reward(reward), reward)
 
@@ -36,9 +40,13 @@ def load_reward(reward: str):  # -> rewardkit.rewards.base.Reward
 @click.option("--split", default=None, help="Split to read from a saved DatasetDict.")
 @click.option("--summary-json", default=None, help="Also write the summary as JSON to this path.")
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
+@click.option("--ray", "ray_local", is_flag=True,
+              help="Score on a local Ray cluster: one reward per actor; --workers N>1 sets the actors and CPUs.")
+@click.option("--ray-address", default=None, help="Score on the Ray cluster at this address (e.g. auto).")
 def score(
     reward_arg: str, input_path: str, output_path: str | None, workers: int, batch_size: int,
     completion_key: str, prompt_key: str, split: str | None, summary_json: str | None, no_progress: bool,
+    ray_local: bool = False, ray_address: str | None = None,
 ) -> None:
     """Score every sample of INPUT with REWARD; print a summary table.
 
@@ -64,10 +72,17 @@ def score(
     try:
         with progress, reward:
             task = progress.add_task("score", total=len(rows))
-            scored, summary = score_rows(
-                reward, rows, batch_size=batch_size, workers=workers, completion_key=completion_key,
-                prompt_key=prompt_key, on_batch=lambda n: progress.advance(task, n),
-            )
+            if ray_local or ray_address:
+                scored, summary = _score_on_ray(
+                    reward_arg, rows, address=ray_address, workers=workers, batch_size=batch_size,
+                    completion_key=completion_key, prompt_key=prompt_key,
+                    on_shard=lambda n: progress.advance(task, n),
+                )
+            else:
+                scored, summary = score_rows(
+                    reward, rows, batch_size=batch_size, workers=workers, completion_key=completion_key,
+                    prompt_key=prompt_key, on_batch=lambda n: progress.advance(task, n),
+                )
     except RewardkitError as exc:
         raise click.ClickException(str(exc)) from exc
     if output_path:
@@ -75,6 +90,19 @@ def score(
     if summary_json:
         Path(summary_json).write_text(json.dumps({"reward": reward.name, **summary.to_dict()}, indent=2))
     print_summary(Console(), reward.name, summary, output_path)
+
+
+def _score_on_ray(reward_arg: str, rows: list, *, address: str | None, workers: int, **options):
+    import time
+
+    from rewardkit.rewards.batch_scoring import summarise
+    from rewardkit.rewards.ray_scoring import score_on_ray
+
+    spec = reward_arg if is_spec_path(reward_arg) else {"reward": reward_arg}
+    many = workers if workers > 1 else None
+    start = time.perf_counter()
+    scored = score_on_ray(spec, rows, address=address, actors=many, num_cpus=many, **options)
+    return scored, summarise(scored, time.perf_counter() - start)
 
 
 def print_summary(console, name: str, summary, output_path: str | None) -> None:  # rich Console, ScoreSummary
