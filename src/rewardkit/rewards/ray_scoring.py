@@ -24,7 +24,7 @@ class _RewardActor:
         import rewardkit as rk
 
         self.reward = rk.build_reward(spec)
-        self.options = {"batch_size": batch_size, "completion_key": completion_key, "prompt_key": prompt_key}
+        self.options: dict[str, Any] = {"batch_size": batch_size, "completion_key": completion_key, "prompt_key": prompt_key}
 
     def score(self, shard: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         from rewardkit.rewards.batch_scoring import score_rows
@@ -112,7 +112,7 @@ def score_on_ray(
         cluster_cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
         n_actors = min(actors or cluster_cpus, shards or len(rows), len(rows))
         pieces = split_shards(rows, shards or 4 * n_actors)
-        remote_actor = ray.remote(num_cpus=1)(_RewardActor)
+        remote_actor: Any = ray.remote(num_cpus=1)(_RewardActor)
         handles = [remote_actor.remote(data, batch_size, completion_key, prompt_key) for _ in range(n_actors)]
         try:
             pool = ActorPool(handles)
