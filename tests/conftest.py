@@ -1,21 +1,10 @@
-"""Shared test helpers: a missing part is a skip on a user's machine and a failure in CI."""
+"""Shared test helpers (tests/rk_testing.py): a missing part is a skip locally and a failure in CI."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-
-
-def require(condition: bool, reason: str) -> None:
-    """Skip when ``condition`` is false, unless running in CI (CI=true), where it fails instead."""
-    if condition:
-        return
-    if IN_CI:
-        pytest.fail(f"required in CI but missing: {reason}")
-    pytest.skip(reason)
+from rk_testing import require
 
 
 @pytest.fixture

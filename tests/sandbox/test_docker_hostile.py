@@ -20,26 +20,15 @@ import rewardkit as rk
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hostile"))
 from hostile_cases import CASES, GOOD, GOOD_IO, IO_REF, REF, SECRET, SECRET_ENV
 
+from rk_testing import IN_CI, docker_problem
+
 pytestmark = [pytest.mark.docker, pytest.mark.hostile]
 
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 # tests/hostile uses 3 s per verdict, one verdict at a time; the whole suite runs here as one parallel batch,
 # so each verdict gets more headroom for the memory cases, whose three allocations to the cap take ~1 s.
 SETTINGS = {"wall_time": 5.0, "memory_bytes": 256 << 20, "max_processes": 16, "max_output_bytes": 256 << 10,
             "max_scratch_bytes": 16 << 20, "max_file_bytes": 8 << 20}
 UNREACHABLE_PORT = 9  # nothing listens; with network "none" nothing outside the container is reachable anyway
-
-
-def docker_problem() -> str | None:
-    try:
-        import docker
-
-        client = docker.from_env(timeout=10)
-        client.ping()
-        client.images.get("rewardkit-sandbox:latest")
-    except Exception as exc:  # noqa: BLE001
-        return f"Docker engine or image rewardkit-sandbox:latest unavailable ({exc}); `make sandbox-image`"
-    return None
 
 
 @pytest.fixture(scope="module")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from rewardkit._errors import SandboxError
@@ -14,8 +12,7 @@ from rewardkit.sandbox.image_build import (
     build_image,
     trim_rootfs,
 )
-
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+from rk_testing import IN_CI
 
 
 def test_add_sandbox_user_appends_once(tmp_path):

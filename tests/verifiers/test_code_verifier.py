@@ -14,22 +14,14 @@ from rewardkit.sandbox.base import Limits, RunResult, Sandbox
 from rewardkit.verifiers.code_extract import extract_program
 from rewardkit.verifiers.code_harness import InvalidReference, normalize_reference, parse_result, prepare_job
 from rewardkit.verifiers.code_io_cases import outputs_match
+from rk_testing import require
 
 ADD_TESTS = "assert add(1, 2) == 3\nassert add(-1, 1) == 0\nassert add(10, 5) == 15\nassert True\n"
 
 
-def _require(condition: bool, reason: str) -> None:
-    """Skip when a part is missing on a user's machine; fail in CI (CI=true)."""
-    if condition:
-        return
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-        pytest.fail(f"required in CI but missing: {reason}")
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")
 def verifier():
-    _require(shutil.which("bwrap") is not None or os.geteuid() == 0, "no isolation tool for the local sandbox")
+    require(shutil.which("bwrap") is not None or os.geteuid() == 0, "no isolation tool for the local sandbox")
     with rk.get_verifier("code", sandbox="local", wall_time=4) as v:
         yield v
 
