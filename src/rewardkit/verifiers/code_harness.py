@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import json
 import secrets
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from importlib import resources
@@ -40,6 +41,11 @@ from rewardkit.verifiers.verdict import (
     TIMEOUT,
     Verdict,
 )
+
+# Some CPython releases (3.11.7 among them, gh-106905) keep the AST converters' recursion depth in
+# interpreter-wide state, so ast.parse on several threads at once can fail with "AST constructor recursion
+# depth mismatch". verify_batch prepares jobs on threads: serialise the host's AST work.
+_AST_LOCK = threading.Lock()
 
 RESULT_TAG = "RKH1"
 HARNESS_FILES = ("code_supervisor.py", "code_runner.py", "code_wire.py", "code_procs.py", "code_io_cases.py")
@@ -116,7 +122,8 @@ def normalize_reference(reference: Any, tolerance: float | None = None) -> dict[
 
 def _check_test_code(test: str, entry_point: str | None) -> None:
     try:
-        tree = ast.parse(test, "<tests>")
+        with _AST_LOCK:
+            tree = ast.parse(test, "<tests>")
     except (SyntaxError, ValueError) as exc:
         raise InvalidReference(f"the test code does not compile: {exc}") from None
     if entry_point is not None:
@@ -151,7 +158,8 @@ def prepare_job(
         _SOURCES = _harness_sources()
     spec = normalize_reference(reference, tolerance)
     if spec["mode"] == "function":
-        spec.update(instrument(spec["test"]))
+        with _AST_LOCK:
+            spec.update(instrument(spec["test"]))
     nonce = secrets.token_hex(16)
     job = {**spec, "nonce": nonce, "budget": harness_budget(limits.wall_time), "call_timeout": call_timeout,
            "max_output_bytes": limits.max_output_bytes}
