@@ -102,3 +102,13 @@ def as_text(completion: Any) -> str:
                 parts.append(message)
         return "\n".join(parts)
     return str(completion)
+
+
+THINK_CLOSE = "</think>"
+
+
+def answer_region(text: str) -> str:
+    """The part of a completion that can hold the answer: after the last ``</think>`` when the block is
+    closed, the whole text when it is not (the model ran out of tokens mid-thought)."""
+    cut = text.rfind(THINK_CLOSE)
+    return text[cut + len(THINK_CLOSE):] if cut >= 0 else text

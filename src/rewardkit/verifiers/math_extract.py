@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-THINK_CLOSE = "</think>"
+from rewardkit.verifiers.base import answer_region
+
 _BOX_RE = re.compile(r"\\(?:boxed|fbox)\b")
 _ANSWER_OPEN, _ANSWER_CLOSE = "<answer>", "</answer>"
 _STATEMENT_RE = re.compile(
@@ -41,12 +42,6 @@ class ExtractedAnswer:
     source: str
     values: tuple[str, ...]
     position: int
-
-
-def answer_region(text: str) -> str:
-    """The part of the completion that can hold the answer: after ``</think>`` when the block is closed."""
-    cut = text.rfind(THINK_CLOSE)
-    return text[cut + len(THINK_CLOSE):] if cut >= 0 else text
 
 
 def _brace_pairs(text: str) -> dict[int, int]:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rewardkit._errors import ConfigError, VerifierError
-from rewardkit.verifiers.base import Verifier, as_text
+from rewardkit.verifiers.base import Verifier, answer_region, as_text
 from rewardkit.verifiers.verdict import HEDGED, INVALID_REFERENCE, NO_ANSWER, OK, Verdict
 
 INVALID_OPTION = "invalid_option"
@@ -87,7 +87,6 @@ class Candidate:
 
 # ----------------------------------------------------------------------------------------------- extract
 
-_THINK_CLOSE = "</think>"
 _MARKUP = re.compile(r"\*\*|__|`|\$|\\[()\[\]]")
 _LATEX_COMMAND = re.compile(r"\\[A-Za-z]+\s?|[{}*\"]")
 _SPACES = re.compile(r"\s+")
@@ -139,11 +138,7 @@ _TRAILING_CHARS = " .!,;:)"
 
 def answer_text(completion: Any, max_chars: int) -> str:
     """The part of a completion that may hold the answer: after a closed think block, capped at its tail."""
-    text = as_text(completion)
-    close = text.rfind(_THINK_CLOSE)
-    if close >= 0:
-        text = text[close + len(_THINK_CLOSE):]
-    text = text[-max_chars:]
+    text = answer_region(as_text(completion))[-max_chars:]
     return _MARKUP.sub("", text)
 
 
