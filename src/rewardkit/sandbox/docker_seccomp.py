@@ -1,12 +1,25 @@
-"""The seccomp signal guard of the docker sandbox (stdlib only; prepended to the supervisor's source).
+"""The seccomp filter of the docker sandbox's programs: the shared deny list plus a signal guard
+(stdlib only; prepended, after ``seccomp_bpf.py``, to the supervisor's source).
 
 The command's first process plays the part PID 1 plays in the local backend's namespace: nothing it
-starts can signal it. ``install_signal_guard`` loads a small BPF filter with ``prctl`` (through ctypes),
-after no_new_privs, in the forked child just before it executes the command.
+starts can signal it. ``install_signal_guard`` loads one BPF program with ``prctl`` (through ctypes),
+after no_new_privs, in the forked child just before it executes the command: the deny list of
+:mod:`rewardkit.sandbox.seccomp_bpf` (the same one the local backend applies; it holds whatever
+seccomp profile the engine applies on top), then the guard.
 """
 
 import os
-import struct
+
+if "filter_code" not in globals():  # on the host; in a container seccomp_bpf.py is prepended
+    from rewardkit.sandbox.seccomp_bpf import (
+        AUDIT_ARCH,
+        RET_ALLOW,
+        RET_ERRNO,
+        assemble,
+        filter_code,
+        filter_installer,
+        pack,
+    )
 
 # Syscall numbers of the ways to signal a process, per audit arch: (kill, tgkill, rt_sigqueueinfo,
 # rt_tgsigqueueinfo, pidfd_open) are checked by target; (tkill, pidfd_send_signal) are refused outright
@@ -15,39 +28,27 @@ SIGNAL_SYSCALLS = {
     0xC000003E: ((62, 234, 129, 297, 434), (200, 424)),  # x86_64
     0xC00000B7: ((129, 131, 138, 240, 434), (130, 424)),  # aarch64
 }
-EPERM, ESRCH = 1, 3
-RET_ALLOW, RET_ERRNO, RET_KILL = 0x7FFF0000, 0x00050000, 0x80000000
+ESRCH = 3
 
 
 def signal_guard_program(arch, protected):
-    """A seccomp BPF program: nobody under it can signal ``protected``, the command's first process.
+    """A seccomp BPF program: the shared deny list, and nobody under it can signal ``protected``.
 
-    That process plays the part PID 1 plays in the local backend's namespace, and the answers mimic
-    what a process there gets when it is alone with its init: a signal to ``protected`` is dropped and
-    the call returns 0 (as the kernel does for an init), while a signal to its group or to -1 fails with
-    ESRCH (no process it may signal). tkill and pidfd_send_signal fail with EPERM. Foreign-ABI syscalls
-    (x32, i386) kill the caller.
+    ``protected`` is the command's first process. It plays the part PID 1 plays in the local backend's
+    namespace, and the answers mimic what a process there gets when it is alone with its init: a
+    signal to ``protected`` is dropped and the call returns 0 (as the kernel does for an init), while a
+    signal to its group or to -1 fails with ESRCH (no process it may signal). tkill and
+    pidfd_send_signal fail with EPERM. Foreign-ABI syscalls (x32, i386) kill the caller.
     """
+    machine = {number: name for name, number in AUDIT_ARCH.items()}[arch]
     checked, refused = SIGNAL_SYSCALLS[arch]
-    # (opcode, jump-if-true label, k); labels resolve to BPF's relative jump offsets below
-    code = [("ld", None, 4), ("jeq", "nr", arch), ("ret", None, RET_KILL),
-            ("ld", "nr", 0), ("jge", "kill", 0x40000000)]
-    code += [("jeq", "deny", nr) for nr in refused]
-    code += [("jeq", "args", nr) for nr in checked]
-    code += [("ret", None, RET_ALLOW), ("ld", "args", 16), ("jeq", "drop", protected),
-             ("jeq", "none", -protected & 0xFFFFFFFF), ("jeq", "none", 0xFFFFFFFF), ("ret", None, RET_ALLOW),
-             ("ret", "drop", RET_ERRNO), ("ret", "none", RET_ERRNO | ESRCH), ("ret", "deny", RET_ERRNO | EPERM),
-             ("ret", "kill", RET_KILL)]
-    where = {}
-    for index, (op, label, _k) in enumerate(code):
-        if op in ("ld", "ret") and label is not None:
-            where[label] = index
-    opcodes = {"ld": 0x20, "jeq": 0x15, "jge": 0x35, "ret": 0x06}
-    prog = []
-    for index, (op, label, k) in enumerate(code):
-        jt = where[label] - index - 1 if op in ("jeq", "jge") else 0
-        prog.append((opcodes[op], jt, 0, k))
-    return prog
+    # refused ones go to filter_code's "deny" (EPERM), checked ones to the target test below
+    checks = [("jeq", nr, "deny") for nr in refused] + [("jeq", nr, "signal") for nr in checked]
+    blocks = [("label", "signal"), ("ld", 16), ("jeq", protected, "dropped"),
+              ("jeq", -protected & 0xFFFFFFFF, "no_process"), ("jeq", 0xFFFFFFFF, "no_process"),
+              ("ret", RET_ALLOW),
+              ("label", "dropped"), ("ret", RET_ERRNO), ("label", "no_process"), ("ret", RET_ERRNO | ESRCH)]
+    return assemble(filter_code(machine, checks, blocks))
 
 
 def signal_guard_available():
@@ -56,25 +57,16 @@ def signal_guard_available():
         import ctypes  # noqa: F401
     except ImportError:
         return False
-    return os.uname().machine in ("x86_64", "aarch64")
+    return os.uname().machine in AUDIT_ARCH
 
 
 def install_signal_guard(protected):
-    """Install the guard in this process (inherited by everything it starts). False if it cannot."""
-    try:
-        import ctypes
-    except ImportError:
+    """Install the filter in this process (inherited by everything it starts).
+
+    False where it is unavailable (no ctypes, an unknown architecture); OSError where the kernel
+    refuses it, so that the program does not start unfiltered."""
+    if not signal_guard_available():
         return False
-    machine = os.uname().machine
-    arch = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}.get(machine)
-    if arch is None:
-        return False
-    prog = signal_guard_program(arch, protected)
-    raw = b"".join(struct.pack("<HBBI", *ins) for ins in prog)
-    buf = ctypes.create_string_buffer(raw, len(raw))
-    fprog = struct.pack("<HxxxxxxQ", len(prog), ctypes.addressof(buf))
-    fbuf = ctypes.create_string_buffer(fprog, len(fprog))
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
-    libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
-    return libc.prctl(22, 2, ctypes.addressof(fbuf), 0, 0) == 0  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+    arch = AUDIT_ARCH[os.uname().machine]
+    filter_installer(pack(signal_guard_program(arch, protected)))()
+    return True

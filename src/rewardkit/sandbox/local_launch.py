@@ -14,6 +14,10 @@ Three isolation levels, strongest first:
 Inside ``bwrap`` and ``unshare`` the command runs under ``prlimit`` (CPU, address space, processes,
 file size, open files, no core dumps) and, when we are root, ``setpriv`` to a uid of its own with
 no capabilities and ``no_new_privs``, so that RLIMIT_NPROC counts only this run's processes.
+
+All three load the seccomp deny list of :mod:`rewardkit.sandbox.seccomp_bpf` before the command:
+bubblewrap through ``--seccomp FD``, ``unshare`` through a small Python step after its mounts
+(``prctl(PR_SET_SECCOMP)``, then exec), ``rlimits`` in the forked child before exec.
 """
 
 from __future__ import annotations
@@ -26,12 +30,23 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rewardkit._errors import SandboxError
+from rewardkit.sandbox import seccomp_bpf
 from rewardkit.sandbox.base import Limits
 
 ISOLATIONS = ("auto", "bwrap", "unshare", "rlimits")
 SCRATCH = "/sandbox"
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime", "/etc/alternatives")
+# argv: [hex of the packed filter, command...]; the first stderr line names the step if it fails
+SECCOMP_LOADER = Path(seccomp_bpf.__file__).read_text() + """
+import sys
+try:
+    filter_installer(bytes.fromhex(sys.argv[1]))()
+except Exception as exc:
+    sys.stderr.write("rk-seccomp: " + str(exc) + "\\n")
+    sys.exit(126)
+os.execvp(sys.argv[2], sys.argv[2:])
+"""
 
 
 @dataclass(frozen=True)
@@ -44,6 +59,7 @@ class Launch:
     cwd: str | None = None
     scratch: str = SCRATCH  # the scratch dir as the program sees it
     rlimits: Limits | None = None  # set by the caller in the child (rlimits isolation only)
+    seccomp: bytes | None = None  # a filter the caller loads in the child (rlimits isolation only)
 
 
 def detect_isolation(requested: str) -> str:
@@ -161,8 +177,10 @@ def bwrap_launch(
     limits: Limits,
     uid: int | None,
     host_scratch: str | None,
+    seccomp_fd: int | None = None,
 ) -> Launch:
-    """``files`` maps a relative path in the scratch dir to a readable fd holding its content."""
+    """``files`` maps a relative path in the scratch dir to a readable fd holding its content;
+    ``seccomp_fd``, a readable fd holding a packed seccomp filter."""
     argv = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
     if uid is None:  # not root: bubblewrap needs a user namespace, and runs as our own uid inside
         argv.append("--unshare-user")
@@ -183,12 +201,25 @@ def bwrap_launch(
             argv += ["--perms", "0444", "--file", str(fd), f"{SCRATCH}/{rel}"]
     else:
         argv += ["--bind", host_scratch, SCRATCH]
-    argv += ["--symlink", SCRATCH, "/tmp", "--chdir", SCRATCH, "--"]
-    argv += limit_argv(limits) + drop_privileges_argv(uid) + list(command)
-    return Launch(argv, tuple(files.values()), host_scratch)
+    argv += ["--symlink", SCRATCH, "/tmp", "--chdir", SCRATCH]
+    fds = tuple(files.values())
+    if seccomp_fd is not None:
+        argv += ["--seccomp", str(seccomp_fd)]
+        fds += (seccomp_fd,)
+    argv += ["--", *limit_argv(limits), *drop_privileges_argv(uid), *command]
+    return Launch(argv, fds, host_scratch)
 
 
-def unshare_launch(command: Sequence[str], limits: Limits, uid: int | None, host_scratch: str) -> Launch:
+def seccomp_argv(seccomp: bytes | None) -> list[str]:
+    """A prefix that loads ``seccomp`` into the process, then execs the rest of the argv."""
+    if seccomp is None:
+        return []
+    return [os.path.realpath(sys.executable), "-I", "-S", "-c", SECCOMP_LOADER, seccomp.hex()]
+
+
+def unshare_launch(
+    command: Sequence[str], limits: Limits, uid: int | None, host_scratch: str, seccomp: bytes | None = None
+) -> Launch:
     """New namespaces; a size-capped tmpfs on /tmp (in our mount namespace only) gets the files and is the cwd."""
     setup = (
         'mount --make-rprivate / && mount -t tmpfs -o "size=$1,mode=1777" rk-scratch /tmp && '
@@ -198,10 +229,11 @@ def unshare_launch(command: Sequence[str], limits: Limits, uid: int | None, host
         "unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--net", "--ipc", "--uts", "--mount",
         "--", "sh", "-c", setup, "rk-setup", str(int(limits.max_scratch_bytes)), host_scratch,
     ]
-    argv += limit_argv(limits) + drop_privileges_argv(uid) + list(command)
+    argv += seccomp_argv(seccomp) + limit_argv(limits) + drop_privileges_argv(uid) + list(command)
     return Launch(argv, (), host_scratch, scratch="/tmp")
 
 
-def rlimits_launch(command: Sequence[str], limits: Limits, host_scratch: str) -> Launch:
-    """No namespaces: the caller sets the rlimits in the child (``Launch.rlimits``) and a new session."""
-    return Launch(list(command), (), host_scratch, cwd=host_scratch, scratch=host_scratch, rlimits=limits)
+def rlimits_launch(command: Sequence[str], limits: Limits, host_scratch: str, seccomp: bytes | None = None) -> Launch:
+    """No namespaces: the caller sets the rlimits and loads ``seccomp`` in the child, and a new session."""
+    return Launch(list(command), (), host_scratch, cwd=host_scratch, scratch=host_scratch, rlimits=limits,
+                  seccomp=seccomp)

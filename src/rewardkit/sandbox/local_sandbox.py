@@ -3,7 +3,8 @@
 Each :meth:`LocalSandbox.run` starts a fresh process tree inside bubblewrap (or ``unshare``, see
 :mod:`rewardkit.sandbox.local_launch`): no network, a read-only view of the system dirs and nothing
 else of the host, a private size-capped scratch dir holding the run's files, rlimits, a uid of its
-own without capabilities (when we are root), and an environment built from scratch. The caller's
+own without capabilities (when we are root), a seccomp deny list (:mod:`rewardkit.sandbox.seccomp_bpf`:
+no kernel keyrings, namespaces, mounts, ptrace, bpf, ...), and an environment built from scratch. The caller's
 thread watches the run: it stops reading past ``max_output_bytes`` per stream and kills the whole
 tree at ``wall_time`` (the tree lives in its own PID namespace, whose init is the command, so
 killing it takes down every process the program started, daemons included).
@@ -39,6 +40,7 @@ from rewardkit.sandbox.local_launch import (
     rlimits_launch,
     unshare_launch,
 )
+from rewardkit.sandbox.seccomp_bpf import deny_filter, filter_installer
 
 _MEMORY_MARKERS = (b"MemoryError", b"Cannot allocate memory", b"std::bad_alloc", b"out of memory")
 _UID_SPAN = 50_000
@@ -85,6 +87,13 @@ class LocalSandbox(Sandbox):
 
             logging.getLogger("rewardkit.sandbox").warning(message)
         self.default_limits = limits or Limits()
+        self._seccomp = deny_filter()
+        if self._seccomp is None:
+            warnings.warn(
+                f"rewardkit local sandbox: no seccomp filter on {os.uname().machine} (only x86_64 and aarch64): "
+                "programs may use kernel keyrings, ptrace, bpf and the other calls the filter denies",
+                RuntimeWarning, stacklevel=2,
+            )
         self._root = os.geteuid() == 0
         self._uid_base = uid_base if uid_base is not None else 1_000_000 + random.randrange(1000) * _UID_SPAN
         self._uid_counter = itertools.count()
@@ -116,21 +125,24 @@ class LocalSandbox(Sandbox):
         uid = self._next_uid() if self._root and self.isolation != "rlimits" else None
         host_scratch = None
         fds: dict[str, int] = {}
+        seccomp_fd: int | None = None
         try:
             if self.isolation != "bwrap" or collect:
                 # unshare mounts a tmpfs over /tmp before copying the files in: stage them elsewhere
                 host_scratch = _host_scratch(blobs, "/var/tmp" if self.isolation == "unshare" else None)
             else:
                 fds = {name: _memfd(name, data) for name, data in blobs.items()}
-            launch = self._launch(command, fds, limits, uid, host_scratch)
+            if self.isolation == "bwrap" and self._seccomp is not None:
+                seccomp_fd = _memfd("seccomp", self._seccomp)
+            launch = self._launch(command, fds, limits, uid, host_scratch, seccomp_fd)
             result = self._execute_in_cgroup(launch, stdin, limits)
             if host_scratch is not None and collect and result.infra_error is None:
                 result = _with_files(result, host_scratch, collect, limits.max_output_bytes)
             return result
-        except OSError as exc:
+        except (OSError, subprocess.SubprocessError) as exc:  # SubprocessError: the rlimits preexec step failed
             return RunResult(None, infra_error=f"local sandbox could not start the run: {exc!r}")
         finally:
-            for fd in fds.values():
+            for fd in [*fds.values(), *([seccomp_fd] if seccomp_fd is not None else [])]:
                 os.close(fd)
             if host_scratch is not None:
                 shutil.rmtree(host_scratch, ignore_errors=True)
@@ -156,18 +168,19 @@ class LocalSandbox(Sandbox):
             return self._uid_base + next(self._uid_counter) % _UID_SPAN
 
     def _launch(
-        self, command: Sequence[str], fds: dict[str, int], limits: Limits, uid: int | None, host_scratch: str | None
+        self, command: Sequence[str], fds: dict[str, int], limits: Limits, uid: int | None, host_scratch: str | None,
+        seccomp_fd: int | None,
     ) -> Launch:
         if self.isolation == "bwrap":
-            return bwrap_launch(command, fds, limits, uid, host_scratch)
+            return bwrap_launch(command, fds, limits, uid, host_scratch, seccomp_fd)
         assert host_scratch is not None
         if self.isolation == "unshare":
-            return unshare_launch(command, limits, uid, host_scratch)
-        return rlimits_launch(command, limits, host_scratch)
+            return unshare_launch(command, limits, uid, host_scratch, self._seccomp)
+        return rlimits_launch(command, limits, host_scratch, self._seccomp)
 
     def _execute(self, launch: Launch, stdin: bytes | None, limits: Limits) -> RunResult:
         start = time.monotonic()
-        preexec = _rlimit_setter(launch.rlimits) if launch.rlimits is not None else None
+        preexec = _rlimit_setter(launch.rlimits, launch.seccomp) if launch.rlimits is not None else None
         proc = subprocess.Popen(
             launch.argv,
             stdin=subprocess.PIPE,
@@ -177,7 +190,7 @@ class LocalSandbox(Sandbox):
             cwd=launch.cwd,
             pass_fds=launch.pass_fds,
             start_new_session=True,
-            preexec_fn=preexec,  # noqa: PLW1509 - rlimits isolation only; it only calls setrlimit
+            preexec_fn=preexec,  # noqa: PLW1509 - rlimits isolation only; it only calls setrlimit and prctl
         )
         with self._lock:
             self._live.add(proc)
@@ -262,7 +275,7 @@ def _with_files(result: RunResult, root: str, collect: Sequence[str], cap: int) 
     return replace(result, files=found)
 
 
-def _rlimit_setter(limits: Limits):  # type: ignore[no-untyped-def]
+def _rlimit_setter(limits: Limits, seccomp: bytes | None):  # type: ignore[no-untyped-def]
     cpu = max(1, int(limits.cpu_time + 0.999))
     pairs = [
         (resource.RLIMIT_CPU, (cpu, cpu + 1)),
@@ -273,9 +286,13 @@ def _rlimit_setter(limits: Limits):  # type: ignore[no-untyped-def]
         (resource.RLIMIT_CORE, (0, 0)),
     ]
 
+    load_filter = filter_installer(seccomp) if seccomp is not None else None  # prepared before the fork
+
     def apply() -> None:
         for what, value in pairs:
             resource.setrlimit(what, value)
+        if load_filter is not None:
+            load_filter()
 
     return apply
 
@@ -393,7 +410,8 @@ def _infra_failure(launch: Launch, code: int | None, err: bytes, duration: float
     if code in (0, None):
         return None
     first = err[:2000].decode("utf-8", "replace").split("\n", 1)[0]
-    tools = ("bwrap: ", "unshare: ", "prlimit: ", "setpriv: ", "rk-setup: ", "rk-cgroup: ", "mount: ", "cp: ")
+    tools = ("bwrap: ", "unshare: ", "prlimit: ", "setpriv: ", "rk-setup: ", "rk-cgroup: ", "rk-seccomp: ", "mount: ",
+             "cp: ")
     if first.startswith(tools):
         return f"{launch.argv[0]} failed to set up the run: {first.strip()}"
     return None
