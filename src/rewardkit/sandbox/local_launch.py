@@ -187,6 +187,8 @@ def bwrap_launch(
     argv += ["--die-with-parent", "--new-session", "--as-pid-1"]
     argv += _system_binds()
     argv += ["--proc", "/proc", "--dev", "/dev"]
+    # POSIX semaphores and shared memory (multiprocessing) need a writable /dev/shm: a private one per run
+    argv += ["--perms", "1777", "--size", str(int(limits.max_scratch_bytes)), "--tmpfs", "/dev/shm"]
     if host_scratch is None:
         argv += ["--perms", "1777", "--size", str(int(limits.max_scratch_bytes)), "--tmpfs", SCRATCH]
         made: set[str] = set()
