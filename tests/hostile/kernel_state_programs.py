@@ -15,6 +15,16 @@ import warnings
 
 import pytest
 from boundary import inside_boundary
+from kernel_state_cases import (
+    ENOSYS,
+    EPERM,
+    FOREIGN_ABI,
+    SIGSYS,
+    SYSCALL,
+    denied_calls,
+    denied_calls_program,
+    nr,
+)
 
 _why_not = inside_boundary()
 if _why_not is not None:
@@ -22,32 +32,8 @@ if _why_not is not None:
 
 import rewardkit as rk
 from rewardkit.sandbox.local_sandbox import LocalSandbox
-from rewardkit.sandbox.seccomp_bpf import CLONE, CLONE3, DENIED_SYSCALLS, PERSONALITY, SOCKET
 
-COLUMN = {"x86_64": 0, "aarch64": 1}[os.uname().machine]
 ISOLATIONS = ["bwrap", "unshare", "rlimits"]
-EPERM, ENOSYS, SIGSYS = 1, 38, 31
-
-# A program's helper: raw syscalls through libc, returning 0 on success or the errno.
-SYSCALL = f"CHILD_ON_ZERO = ({CLONE[COLUMN]},)\n" + r"""
-import ctypes, json, os, sys
-libc = ctypes.CDLL(None, use_errno=True)
-libc.syscall.restype = ctypes.c_long
-def call(nr, *args):
-    ctypes.set_errno(0)
-    r = libc.syscall(ctypes.c_long(nr), *[ctypes.c_long(a) if isinstance(a, int) else a for a in args])
-    if r == 0 and nr in CHILD_ON_ZERO:
-        os._exit(0)  # a clone that made a child: the child leaves at once
-    return 0 if r >= 0 else ctypes.get_errno()
-def s(text):
-    return ctypes.c_char_p(text.encode())
-"""
-
-
-def _nr(name: str) -> int:
-    number = DENIED_SYSCALLS[name][COLUMN]
-    assert number is not None
-    return number
 
 
 def _sandbox(isolation: str, uid_base: int | None = None) -> LocalSandbox:
@@ -69,17 +55,17 @@ def test_keys_added_by_one_run_are_refused_and_a_later_run_with_the_same_uid_fin
         f"KEY = {name!r}\n"
         "found = {}\n"
         "for ring in (-4, -3, -5):  # the user, session and user-session keyrings\n"
-        f"    found[str(ring)] = call({_nr('add_key')}, s('user'), s(KEY), s('the answer is 42'), 16, ring)\n"
-        f"found['join'] = call({_nr('keyctl')}, 1, s(KEY))  # KEYCTL_JOIN_SESSION_KEYRING\n"
+        f"    found[str(ring)] = call({nr('add_key')}, s('user'), s(KEY), s('the answer is 42'), 16, ring)\n"
+        f"found['join'] = call({nr('keyctl')}, 1, s(KEY))  # KEYCTL_JOIN_SESSION_KEYRING\n"
         "print(json.dumps(found))\n"
     )
     fetch = SYSCALL + (
         f"KEY = {name!r}\n"
         "found = {}\n"
-        f"found['request_key'] = call({_nr('request_key')}, s('user'), s(KEY), None, 0)\n"
+        f"found['request_key'] = call({nr('request_key')}, s('user'), s(KEY), None, 0)\n"
         "for ring in (-4, -3, -5):\n"
-        f"    found['search' + str(ring)] = call({_nr('keyctl')}, 10, ring, s('user'), s(KEY), 0)  # KEYCTL_SEARCH\n"
-        f"found['get_id'] = call({_nr('keyctl')}, 0, -4, 1)  # KEYCTL_GET_KEYRING_ID, create: allowed unfiltered\n"
+        f"    found['search' + str(ring)] = call({nr('keyctl')}, 10, ring, s('user'), s(KEY), 0)  # KEYCTL_SEARCH\n"
+        f"found['get_id'] = call({nr('keyctl')}, 0, -4, 1)  # KEYCTL_GET_KEYRING_ID, create: allowed unfiltered\n"
         "try:\n    found['proc_keys'] = KEY in open('/proc/keys').read()\n"
         "except OSError:\n    found['proc_keys'] = False\n"
         "print(json.dumps(found))\n"
@@ -96,62 +82,14 @@ def test_keys_added_by_one_run_are_refused_and_a_later_run_with_the_same_uid_fin
         assert name not in fh.read()
 
 
-def _denied_calls() -> dict[str, tuple[int, tuple]]:
-    """Each a call that, where it is not filtered, may well succeed (so EPERM shows the filter)."""
-    return {
-        "add_key": (_nr("add_key"), ("s('user')", "s('k')", "s('v')", 1, -4)),
-        "keyctl": (_nr("keyctl"), (0, -4, 1)),
-        "unshare_user": (_nr("unshare"), (0x10000000,)),
-        "unshare_net": (_nr("unshare"), (0x40000000,)),
-        "clone_newuser": (CLONE[COLUMN], (0x10000000 | 17, 0, 0, 0, 0)),
-        "clone_newpid": (CLONE[COLUMN], (0x20000000 | 17, 0, 0, 0, 0)),
-        "setns": (_nr("setns"), (-1, 0)),
-        "mount": (_nr("mount"), ("s('none')", "s('/sandbox')", "s('tmpfs')", 0, 0)),
-        "fsopen": (_nr("fsopen"), ("s('tmpfs')", 0)),
-        "ptrace_traceme": (_nr("ptrace"), (0, 0, 0, 0)),
-        "ptrace_attach_parent": (_nr("ptrace"), (16, "os.getppid()", 0, 0)),
-        "process_vm_readv": (_nr("process_vm_readv"), ("os.getppid()", 0, 0, 0, 0, 0)),
-        "bpf": (_nr("bpf"), (0, 0, 0)),
-        "io_uring_setup": (_nr("io_uring_setup"), (1, "ctypes.create_string_buffer(120)")),
-        "perf_event_open": (_nr("perf_event_open"), (0, 0, -1, -1, 0)),
-        "userfaultfd": (_nr("userfaultfd"), (0,)),
-        "vsock": (SOCKET[COLUMN], (40, 1, 0)),
-        "personality_no_aslr": (PERSONALITY[COLUMN], (0x0040000,)),
-    }
-
-
 @pytest.mark.parametrize("isolation", ISOLATIONS)
 def test_denied_syscalls_fail_with_eperm_and_clone3_with_enosys(isolation: str) -> None:
-    calls = _denied_calls()
-    lines = [f"out[{name!r}] = call({nr}, {', '.join(str(a) for a in args)})" for name, (nr, args) in calls.items()]
-    program = SYSCALL + "out = {}\n" + "\n".join(lines) + (
-        f"\nout['clone3'] = call({CLONE3[COLUMN]}, 0, 0)\n"
-        "out['getpid_matches'] = call(39 if os.uname().machine == 'x86_64' else 172) == 0\n"
-        "print(json.dumps(out))\n"
-    )
+    program = denied_calls_program()
     with _sandbox(isolation) as box:
         out = _run(box, program)
     assert out.pop("clone3") == ENOSYS
-    assert out.pop("getpid_matches") is True  # the helper itself works: the errors are the filter's
-    assert out == dict.fromkeys(calls, EPERM)
-
-
-FOREIGN_ABI = r"""
-import ctypes, mmap, os
-def run_code(code):
-    page = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
-    page.write(code)
-    fn = ctypes.CFUNCTYPE(ctypes.c_long)(ctypes.addressof(ctypes.c_char.from_buffer(page)))
-    pid = os.fork()
-    if pid == 0:
-        fn()
-        os._exit(0)
-    _, status = os.waitpid(pid, 0)
-    return os.WTERMSIG(status) if os.WIFSIGNALED(status) else -os.WEXITSTATUS(status)
-i386_getpid = b"\xb8\x14\x00\x00\x00\xcd\x80\xc3"        # mov eax, 20; int 0x80; ret
-x32_getpid = b"\xb8\x27\x00\x00\x40\x0f\x05\xc3"         # mov eax, 0x40000000 | 39; syscall; ret
-print(run_code(i386_getpid), run_code(x32_getpid))
-"""
+    assert out.pop("getpid_works") is True  # the helper itself works: the errors are the filter's
+    assert out == dict.fromkeys(denied_calls(), EPERM)
 
 
 @pytest.mark.skipif(os.uname().machine != "x86_64", reason="i386 and x32 ABIs exist on x86_64 only")
@@ -193,13 +131,13 @@ def test_the_covert_keyring_program_earns_nothing_through_the_verifier() -> None
     """The issue's attack, end to end: a run stores the answer in the keyring, a later one looks it up."""
     name = f"rk-answer-{uuid.uuid4().hex[:8]}"
     store = SYSCALL + (
-        f"call({_nr('add_key')}, s('user'), s({name!r}), s('2*x+1'), 5, -4)\n"
+        f"call({nr('add_key')}, s('user'), s({name!r}), s('2*x+1'), 5, -4)\n"
         "def f(x):\n    return 2 * x + 1\n"
     )
     cheat = SYSCALL + (
         "buf = ctypes.create_string_buffer(64)\n"
-        f"key = libc.syscall(ctypes.c_long({_nr('request_key')}), s('user'), s({name!r}), None, 0)\n"
-        f"got = libc.syscall(ctypes.c_long({_nr('keyctl')}), ctypes.c_long(11), ctypes.c_long(key), buf, 64)"
+        f"key = libc.syscall(ctypes.c_long({nr('request_key')}), s('user'), s({name!r}), None, 0)\n"
+        f"got = libc.syscall(ctypes.c_long({nr('keyctl')}), ctypes.c_long(11), ctypes.c_long(key), buf, 64)"
         "  # KEYCTL_READ\n"
         "formula = buf.value.decode() if key > 0 and got > 0 else '0'\n"
         "def f(x):\n    return eval(formula, {'x': x})\n"

@@ -21,7 +21,7 @@ from rewardkit._errors import SandboxError
 LABEL = "org.rewardkit.sandbox"
 POOL_LABEL = "org.rewardkit.sandbox.pool"
 SUPERVISOR_SOURCE = "\n".join(
-    Path(__file__).with_name(name).read_text() for name in ("seccomp_bpf.py", "docker_seccomp.py", "docker_supervisor.py")
+    Path(__file__).with_name(name).read_text() for name in ("seccomp_bpf.py", "docker_seccomp.py", "docker_netstate.py", "docker_supervisor.py")
 )
 # PID 1 of every container: reaps the orphans that killed daemons leave behind, and is the one process the
 # supervisor's kill(-1) spares (docker's own --init would have a child that kill(-1) takes down, and the

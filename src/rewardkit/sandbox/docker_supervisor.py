@@ -27,11 +27,14 @@ import time
 
 if "install_signal_guard" not in globals():  # on the host; in a container docker_seccomp.py is prepended
     from rewardkit.sandbox.docker_seccomp import install_signal_guard, signal_guard_available
+if "network_state" not in globals():  # likewise docker_netstate.py
+    from rewardkit.sandbox.docker_netstate import network_changes, network_state
 
 WRITABLE_DIRS = ("/tmp", "/dev/shm", "/dev/mqueue")
 GUARD_AVAILABLE = signal_guard_available()
 OOM_CONTROL = "/sys/fs/cgroup/memory/memory.oom_control"
 OOM_EVENTS_V2 = "/sys/fs/cgroup/memory.events"
+NETWORK_BASELINE: dict = {}  # the container's network state when this supervisor started (see docker_netstate)
 
 
 def read_exact(fd, n):
@@ -337,6 +340,7 @@ def leftovers():
             pass
     if any_sysv_ipc():
         left.append("sysv-ipc")
+    left += ["network:" + name for name in network_changes(NETWORK_BASELINE, network_state())]
     return left
 
 
@@ -402,6 +406,7 @@ def run(req):
 
 def main():
     """Serve requests until stdin closes: one long-lived supervisor per container saves a docker exec per run."""
+    NETWORK_BASELINE.update(network_state())
     while True:
         try:
             header = read_exact(0, 8)
