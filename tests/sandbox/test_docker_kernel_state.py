@@ -19,7 +19,16 @@ from rewardkit.sandbox.base import Limits
 from rk_testing import docker_problem, require
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hostile"))
-from kernel_state_cases import ENOSYS, EPERM, FOREIGN_ABI, SIGSYS, SYSCALL, denied_calls, denied_calls_program, nr
+from kernel_state_cases import (
+    ENOSYS,
+    EPERM,
+    FOREIGN_ABI,
+    SIGSYS,
+    SYSCALL,
+    denied_calls,
+    denied_calls_program,
+    nr,
+)
 
 pytestmark = [pytest.mark.docker, pytest.mark.hostile]
 
