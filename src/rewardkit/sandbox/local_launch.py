@@ -23,9 +23,10 @@ bubblewrap through ``--seccomp FD``, ``unshare`` through a small Python step aft
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -239,3 +240,25 @@ def rlimits_launch(command: Sequence[str], limits: Limits, host_scratch: str, se
     """No namespaces: the caller sets the rlimits and loads ``seccomp`` in the child, and a new session."""
     return Launch(list(command), (), host_scratch, cwd=host_scratch, scratch=host_scratch, rlimits=limits,
                   seccomp=seccomp)
+
+
+def rlimits_preexec(limits: Limits, seccomp: bytes | None) -> Callable[[], None]:
+    """What the rlimits level runs in the forked child: set the rlimits, load the seccomp filter."""
+    cpu = max(1, int(limits.cpu_time + 0.999))
+    pairs = [
+        (resource.RLIMIT_CPU, (cpu, cpu + 1)),
+        (resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes)),
+        (resource.RLIMIT_NPROC, (limits.max_processes, limits.max_processes)),
+        (resource.RLIMIT_FSIZE, (limits.max_file_bytes, limits.max_file_bytes)),
+        (resource.RLIMIT_NOFILE, (limits.max_open_files, limits.max_open_files)),
+        (resource.RLIMIT_CORE, (0, 0)),
+    ]
+    load_filter = seccomp_bpf.filter_installer(seccomp) if seccomp is not None else None  # before the fork
+
+    def apply() -> None:
+        for what, value in pairs:
+            resource.setrlimit(what, value)
+        if load_filter is not None:
+            load_filter()
+
+    return apply

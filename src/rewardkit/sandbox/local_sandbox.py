@@ -17,7 +17,6 @@ from __future__ import annotations
 import itertools
 import os
 import random
-import resource
 import selectors
 import shutil
 import signal
@@ -38,9 +37,10 @@ from rewardkit.sandbox.local_launch import (
     clean_env,
     detect_isolation,
     rlimits_launch,
+    rlimits_preexec,
     unshare_launch,
 )
-from rewardkit.sandbox.seccomp_bpf import deny_filter, filter_installer
+from rewardkit.sandbox.seccomp_bpf import deny_filter
 
 _MEMORY_MARKERS = (b"MemoryError", b"Cannot allocate memory", b"std::bad_alloc", b"out of memory")
 _UID_SPAN = 50_000
@@ -180,7 +180,7 @@ class LocalSandbox(Sandbox):
 
     def _execute(self, launch: Launch, stdin: bytes | None, limits: Limits) -> RunResult:
         start = time.monotonic()
-        preexec = _rlimit_setter(launch.rlimits, launch.seccomp) if launch.rlimits is not None else None
+        preexec = rlimits_preexec(launch.rlimits, launch.seccomp) if launch.rlimits is not None else None
         proc = subprocess.Popen(
             launch.argv,
             stdin=subprocess.PIPE,
@@ -273,28 +273,6 @@ def _with_files(result: RunResult, root: str, collect: Sequence[str], cap: int) 
             with open(path, "rb") as fh:
                 found[rel] = fh.read(cap)
     return replace(result, files=found)
-
-
-def _rlimit_setter(limits: Limits, seccomp: bytes | None):  # type: ignore[no-untyped-def]
-    cpu = max(1, int(limits.cpu_time + 0.999))
-    pairs = [
-        (resource.RLIMIT_CPU, (cpu, cpu + 1)),
-        (resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes)),
-        (resource.RLIMIT_NPROC, (limits.max_processes, limits.max_processes)),
-        (resource.RLIMIT_FSIZE, (limits.max_file_bytes, limits.max_file_bytes)),
-        (resource.RLIMIT_NOFILE, (limits.max_open_files, limits.max_open_files)),
-        (resource.RLIMIT_CORE, (0, 0)),
-    ]
-
-    load_filter = filter_installer(seccomp) if seccomp is not None else None  # prepared before the fork
-
-    def apply() -> None:
-        for what, value in pairs:
-            resource.setrlimit(what, value)
-        if load_filter is not None:
-            load_filter()
-
-    return apply
 
 
 def _pump(proc: subprocess.Popen[bytes], data: bytes, deadline: float, cap: int) -> tuple[bytes, bytes, bool, bool]:
