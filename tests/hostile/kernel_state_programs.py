@@ -148,3 +148,27 @@ def test_the_covert_keyring_program_earns_nothing_through_the_verifier() -> None
     with rk.get_verifier("code", sandbox="local", sandbox_options={"uid_base": 3_500_000}) as second:
         verdict = second.verify(f"```python\n{cheat}```", reference)
     assert verdict.score == 0.0, verdict
+
+
+LEAVE_FILES = r"""
+import json, os, sys
+seen = {d: sorted(os.listdir(d)) for d in ("/dev/shm", "/var/tmp", "/run/lock") if os.path.isdir(d)}
+for d in seen:
+    try:
+        open(os.path.join(d, "rk-left-" + sys.argv[1]), "w").write("covert")
+    except OSError:
+        pass
+print(json.dumps(seen))
+"""
+
+
+@pytest.mark.parametrize("isolation", ["bwrap", "unshare"])
+def test_files_left_in_world_writable_dirs_never_reach_a_later_run_or_the_host(isolation: str) -> None:
+    tag = uuid.uuid4().hex[:8]
+    with _sandbox(isolation) as box:
+        for _ in range(2):
+            result = box.run(["python3", "-I", "-S", "main.py", tag], {"main.py": LEAVE_FILES})
+            assert result.exit_code == 0 and result.infra_error is None, result
+            assert all(entries == [] for entries in json.loads(result.stdout).values()), result.stdout
+    host = [name for d in ("/dev/shm", "/var/tmp", "/run/lock") if os.path.isdir(d) for name in os.listdir(d)]
+    assert f"rk-left-{tag}" not in host

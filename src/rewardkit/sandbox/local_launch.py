@@ -38,6 +38,7 @@ ISOLATIONS = ("auto", "bwrap", "unshare", "rlimits")
 SCRATCH = "/sandbox"
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime", "/etc/alternatives")
+_PRIVATE_DIRS = ("/dev/shm", "/var/tmp", "/run/lock")  # world-writable on a usual host (unshare mode)
 # argv: [hex of the packed filter, command...]; the first stderr line names the step if it fails
 SECCOMP_LOADER = Path(seccomp_bpf.__file__).read_text() + """
 import sys
@@ -224,9 +225,14 @@ def unshare_launch(
     command: Sequence[str], limits: Limits, uid: int | None, host_scratch: str, seccomp: bytes | None = None
 ) -> Launch:
     """New namespaces; a size-capped tmpfs on /tmp (in our mount namespace only) gets the files and is the cwd."""
+    # the host's other world-writable dirs get private tmpfs too (after the copy: the files are staged in
+    # /var/tmp), so that nothing a run writes there reaches a later run
+    private = " ".join(_PRIVATE_DIRS)
     setup = (
         'mount --make-rprivate / && mount -t tmpfs -o "size=$1,mode=1777" rk-scratch /tmp && '
-        'cp -R "$2"/. /tmp/ && chmod -R a-w /tmp/* 2>/dev/null; chmod 1777 /tmp && cd /tmp && shift 2 && exec "$@"'
+        'cp -R "$2"/. /tmp/ && chmod -R a-w /tmp/* 2>/dev/null; chmod 1777 /tmp && '
+        f'for d in {private}; do if [ -d "$d" ]; then mount -t tmpfs -o "size=$1,mode=1777" rk-private "$d" '
+        '|| exit 125; fi; done && cd /tmp && shift 2 && exec "$@"'
     )
     argv = [
         "unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--net", "--ipc", "--uts", "--mount",
