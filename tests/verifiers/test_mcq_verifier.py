@@ -255,3 +255,25 @@ def test_random_token_soup_never_crashes_and_keeps_invariants(seed):
 def test_numpy_integer_reference_is_an_index():
     np = pytest.importorskip("numpy")
     assert MCQVerifier().verify("Answer: B", np.int64(1), options=CAPITALS).correct
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)  # linear work: about a second each on a loaded 2-core machine
+@pytest.mark.parametrize("name", sorted(ADVERSARIAL))
+def test_adversarial_megabyte_completion_with_the_cap_lifted(name):
+    completion, status = ADVERSARIAL[name]
+    completion *= 5
+    assert len(completion) >= 1_000_000
+    verdict = MCQVerifier(max_chars=len(completion)).verify(completion, "A", options=CAPITALS)
+    assert verdict.status == ("ok" if name == "long_list_line" else status)  # its fifth "Answer: A, A, ..." is A
+
+
+def test_looping_completion_is_read_once_per_distinct_span(monkeypatch):
+    """A repetition loop ("the answer is the answer is ...") costs one read per distinct span."""
+    from rewardkit.verifiers import mcq_verifier
+
+    calls = []
+    original = mcq_verifier.ChoiceReader.read
+    monkeypatch.setattr(mcq_verifier.ChoiceReader, "read", lambda self, *a, **k: calls.append(a) or original(self, *a, **k))
+    assert MCQVerifier().verify("the answer is " * 1400, "A", options=CAPITALS).status == "no_answer"
+    assert 0 < len(calls) < 40

@@ -18,9 +18,10 @@ Every regex is free of nested unbounded quantifiers, and every span is capped, s
 
 from __future__ import annotations
 
+import functools
 import operator
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,6 +94,7 @@ _SPACES = re.compile(r"\s+")
 _TAG_OPEN = re.compile(r"(?i)<answer>")
 _TAG_CLOSE = re.compile(r"(?i)</answer>")
 _BOX_OPEN = re.compile(r"\\(?:boxed|fbox)\s?\{")
+_BRACE = re.compile(r"[{}]")
 _STATEMENT = re.compile(
     r"(?i:\b(?:final|correct|right|best|my|true)\s{1,3}(?:answer|option|choice|response)(?:\schoice)?"
     r"|\banswer(?:\s(?:choice|option))?\"?(?=\s{0,3}(?:is\b|would\b|should\b|must\b|will\b|[:=]))"
@@ -152,6 +154,9 @@ def normalize_option(text: str) -> str:
 
 
 def _fold(text: str) -> str:
+    """Lower-case each character whose lower case is one character, so positions stay aligned."""
+    if text.isascii():
+        return text.lower()
     return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
 
 
@@ -215,26 +220,46 @@ class ChoiceReader:
 
 def find_candidates(text: str, reader: ChoiceReader) -> list[Candidate]:
     """Every place the text commits to an answer, in order, each read as its choices."""
+    read = _memo(reader)
     found: list[Candidate] = []
-    for m in _BOX_OPEN.finditer(text):
-        close = _matching_brace(text, m.end())
-        if close is not None:
-            choices, _ = reader.read(text[m.end():close], whole=True)
+    boxes = list(_BOX_OPEN.finditer(text))
+    pairs = _brace_pairs(text) if boxes else {}
+    for m in boxes:
+        close = pairs.get(m.end() - 1)
+        if close is not None and close < m.end() + BOX_CHARS:
+            choices, _ = read(text[m.end():close], True)
             found.append(Candidate(m.start(), close + 1, "boxed", choices))
-    found.extend(_answer_tags(text, reader))
+    found.extend(_answer_tags(text, read))
     for m in _STATEMENT.finditer(text):
         start = m.end() + len(text[m.end():m.end() + SPAN_CHARS]) - len(text[m.end():m.end() + SPAN_CHARS].lstrip())
         line = text[start:start + SPAN_CHARS].split("\n", 1)[0]
-        choices, used = reader.read(line)
+        choices, used = read(line, False)
         found.append(Candidate(m.start(), start + max(used, 1), "statement", choices))
     for m in _SUFFIX.finditer(text):
-        found.append(_subject(text, m.start(), m.end(), reader))
+        found.append(_subject(text, m.start(), m.end(), read))
     found = [c for c in found if c.choices]
     found.sort(key=lambda c: (c.start, c.end))
     return found
 
 
-def _subject(text: str, phrase_start: int, phrase_end: int, reader: ChoiceReader) -> Candidate:
+Read = Callable[[str, bool], tuple[tuple[Choice, ...], int]]
+
+
+def _memo(reader: ChoiceReader) -> Read:
+    """``reader.read`` remembering its answers for one completion: a looping completion ("the answer is
+    the answer is ...") repeats the same spans thousands of times."""
+    seen: dict[tuple[str, bool], tuple[tuple[Choice, ...], int]] = {}
+
+    def read(span: str, whole: bool) -> tuple[tuple[Choice, ...], int]:
+        key = (span, whole)
+        if key not in seen:
+            seen[key] = reader.read(span, whole)
+        return seen[key]
+
+    return read
+
+
+def _subject(text: str, phrase_start: int, phrase_end: int, read: Read) -> Candidate:
     """The choice named right before "is the correct answer": the longest tail of its clause that reads
     as nothing but choices (``Option (B) London``, ``Therefore B``, ``London``)."""
     start = max(0, phrase_start - SUFFIX_SUBJECT_CHARS)
@@ -244,25 +269,25 @@ def _subject(text: str, phrase_start: int, phrase_end: int, reader: ChoiceReader
         start += ends[-1].end()
         clause = text[start:phrase_start]
     for word in list(_WORD_START.finditer(clause))[-SUFFIX_SUBJECT_WORDS:]:
-        choices, _ = reader.read(clause[word.start():], whole=True)
+        choices, _ = read(clause[word.start():], True)
         if choices:
             return Candidate(start + word.start(), phrase_end, "statement", choices)
     return Candidate(phrase_start, phrase_end, "statement", ())
 
 
-def _matching_brace(text: str, pos: int) -> int | None:
-    depth = 1
-    for i in range(pos, min(len(text), pos + BOX_CHARS)):
-        if text[i] == "{":
-            depth += 1
-        elif text[i] == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-    return None
+def _brace_pairs(text: str) -> dict[int, int]:
+    """The position of each ``{``'s matching ``}``, found in one pass (unmatched braces are left out)."""
+    opened: list[int] = []
+    pairs: dict[int, int] = {}
+    for m in _BRACE.finditer(text):
+        if m.group() == "{":
+            opened.append(m.start())
+        elif opened:
+            pairs[opened.pop()] = m.start()
+    return pairs
 
 
-def _answer_tags(text: str, reader: ChoiceReader) -> list[Candidate]:
+def _answer_tags(text: str, read: Read) -> list[Candidate]:
     found: list[Candidate] = []
     pos = 0
     while (opening := _TAG_OPEN.search(text, pos)) is not None:
@@ -270,9 +295,9 @@ def _answer_tags(text: str, reader: ChoiceReader) -> list[Candidate]:
         closing = _TAG_CLOSE.search(text, opening.end())
         content_end = closing.start() if closing else len(text)
         content = text[opening.end():content_end].strip()
-        choices, _ = reader.read(content, whole=True)
+        choices, _ = read(content, True)
         if not choices:  # "<answer>I think it is B</answer>"
-            choices, _ = reader.read(content)
+            choices, _ = read(content, False)
         found.append(Candidate(start, content_end, "answer_tag", choices))
         if closing is None:
             break
@@ -303,6 +328,14 @@ def final_answer(candidates: list[Candidate], text: str) -> list[Candidate]:
 
 # ----------------------------------------------------------------------------------------------- compare
 
+_GOLD_LETTER = re.compile(r"\s*[(\[]?([A-Za-z])[)\].]?\s*")
+
+
+@functools.lru_cache(maxsize=512)
+def _reader(valid: str, options: tuple[str, ...], config: MCQConfig) -> ChoiceReader:
+    """One reader per option set: a GRPO group (and often a whole dataset) shares it."""
+    return ChoiceReader(valid, options, config)
+
 
 class MCQVerifier(Verifier):
     """Multiple-choice answers: the gold is a letter (or a 0-based index, or the option's text).
@@ -311,6 +344,7 @@ class MCQVerifier(Verifier):
     """
 
     name = "mcq"
+    batch_threads = 1  # microseconds of pure Python per sample: inline, no thread pool
 
     def __init__(
         self,
@@ -326,7 +360,7 @@ class MCQVerifier(Verifier):
     def _verify(self, completion: Any, reference: Any, **context: Any) -> Verdict:
         options = self._options(context)
         valid = self.config.letters[: len(options) if options else self.config.default_options]
-        reader = ChoiceReader(valid, options, self.config)
+        reader = _reader(valid, options, self.config)
         gold = self._gold(reference, reader)
         if gold is None:
             return Verdict.fail(INVALID_REFERENCE, reference=str(reference)[:200], valid_letters=valid)
@@ -353,10 +387,10 @@ class MCQVerifier(Verifier):
         correct = letters[0] == gold
         return Verdict(1.0 if correct else 0.0, correct, OK, extracted, details)
 
-    def _options(self, context: Mapping[str, Any]) -> list[str]:
+    def _options(self, context: Mapping[str, Any]) -> tuple[str, ...]:
         raw = context.get("options", context.get("choices"))
         if raw is None:
-            return []
+            return ()
         if isinstance(raw, Mapping):
             raw = [raw[k] for k in sorted(raw)]
         if isinstance(raw, (str, bytes)) or not isinstance(raw, Sequence):
@@ -365,7 +399,7 @@ class MCQVerifier(Verifier):
             raise VerifierError(
                 f"mcq: {len(raw)} options but only {len(self.config.letters)} letters ({self.config.letters})"
             )
-        return [str(o) for o in raw]
+        return tuple(str(o) for o in raw)
 
     def _gold(self, reference: Any, reader: ChoiceReader) -> str | None:
         """The gold letter from a letter, a 0-based index (int or numpy integer) or an option's text."""
@@ -374,7 +408,7 @@ class MCQVerifier(Verifier):
             return reader.valid[index] if 0 <= index < len(reader.valid) else None
         if not isinstance(reference, str):
             return None
-        m = re.fullmatch(r"\s*[(\[]?([A-Za-z])[)\].]?\s*", reference)
+        m = _GOLD_LETTER.fullmatch(reference)
         if m:
             letter = m.group(1).upper()
             return letter if letter in reader.valid else None
