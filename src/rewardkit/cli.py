@@ -105,7 +105,7 @@ def verify(
 def _digit_labelled(context: dict[str, Any]) -> bool:
     choices = context.get("choices")
     labels = choices.get("label") if isinstance(choices, dict) else context.get("labels")
-    return bool(labels) and str(labels[0]).strip() == "1"
+    return isinstance(labels, list) and bool(labels) and str(labels[0]).strip() == "1"
 
 
 def _split_pair(raw: str) -> tuple[str, Any]:
