@@ -15,6 +15,7 @@ LAZY_COMMANDS = {
     "train": "rewardkit.train.command:train",
     "group-size-sweep": "rewardkit.train.command:group_size_sweep",
     "sandbox-image": "rewardkit.sandbox.image_command:sandbox_image",
+    "bench": "rewardkit.bench.command:bench",
 }
 
 EPILOG = """\b

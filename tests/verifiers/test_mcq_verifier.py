@@ -341,3 +341,18 @@ def test_labels_context_for_a_plain_list_and_numpy_choices():
 def test_labels_out_of_order_are_a_usage_error(labels):
     with pytest.raises(rk.VerifierError, match="option labels must be A, B, C, D or 1, 2, 3, 4"):
         MCQVerifier().verify("Answer: B", "B", choices={"text": MMLU_CHOICES, "label": labels})
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_lowercase_twin_patterns_match_where_the_originals_do(seed):
+    """The fast path reads lower-cased ASCII text with case-sensitive twins of two case-insensitive patterns."""
+    from rewardkit.verifiers import mcq_extract
+
+    rng = random.Random(seed)
+    words = ["The", "ANSWER", "answer", "Is", "is", "I", "i'll", "Choose", "go", "WITH", "Final", "option", ":",
+             "correct", "MOST", "Likely", "would", "Be", "seems", "to", "B", "myanswer", "-", "=", "\n", "  "]
+    for _ in range(400):
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(1, 30)))
+        for original, twin in ((mcq_extract._STATEMENT, mcq_extract._STATEMENT_LOWER),
+                               (mcq_extract._SUFFIX, mcq_extract._SUFFIX_LOWER)):
+            assert [m.span() for m in original.finditer(text)] == [m.span() for m in twin.finditer(text.lower())]

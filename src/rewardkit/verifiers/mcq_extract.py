@@ -54,6 +54,10 @@ _SUFFIX = re.compile(  # "... B is the correct answer", "(B) London is correct",
     r"(?:(?:(?:correct|right|best|final|most\s[a-z]+)\s)?(?:answer|option|choice)|correct|right"
     r"|most\s(?:appropriate|accurate|likely|suitable|plausible|reasonable|correct))\b"
 )
+# The same two patterns, case-sensitive, for lower-cased ASCII text: they match at the same places, twice
+# as fast (sre's case-insensitive matching folds every character it compares).
+_STATEMENT_LOWER = re.compile(_STATEMENT.pattern.replace("(?i:", "(?:").replace(r"\bI(?", r"\bi(?"))
+_SUFFIX_LOWER = re.compile(_SUFFIX.pattern.replace("(?i)", ""))
 _SENTENCE_END = re.compile(r"[.!?;:\n](?:\s|$)|\n")
 _WORD_START = re.compile(r"(?<![^\s(\[])\S")
 _ITEM_LETTER = re.compile(
@@ -212,12 +216,13 @@ def find_candidates(text: str, reader: ChoiceReader) -> list[Candidate]:
             choices, _ = read(text[m.end():close], True)
             found.append(Candidate(m.start(), close + 1, "boxed", choices))
     found.extend(_answer_tags(text, read))
-    for m in _STATEMENT.finditer(text):
+    lower = text.lower() if text.isascii() else None
+    for m in _STATEMENT.finditer(text) if lower is None else _STATEMENT_LOWER.finditer(lower):
         start = m.end() + len(text[m.end():m.end() + SPAN_CHARS]) - len(text[m.end():m.end() + SPAN_CHARS].lstrip())
         line = text[start:start + SPAN_CHARS].split("\n", 1)[0]
         choices, used = read(line, False)
         found.append(Candidate(m.start(), start + max(used, 1), "statement", choices))
-    for m in _SUFFIX.finditer(text):
+    for m in _SUFFIX.finditer(text) if lower is None else _SUFFIX_LOWER.finditer(lower):
         found.append(_subject(text, m.start(), m.end(), read))
     found = [c for c in found if c.choices]
     found.sort(key=lambda c: (c.start, c.end))

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rewardkit._errors import ConfigError, VerifierError
+from rewardkit.profiling import stage
 from rewardkit.verifiers.base import Verifier
 from rewardkit.verifiers.mcq_extract import (
     Choice,
@@ -126,12 +127,14 @@ class MCQVerifier(Verifier):
         gold = self._gold(reference, reader, options.digit_labels)
         if gold is None:
             return Verdict.fail(INVALID_REFERENCE, reference=str(reference)[:200], valid_letters=valid)
-        text = answer_text(completion, self.config.max_chars)
-        candidates = find_candidates(text, reader) or [c for c in [final_line(text, reader)] if c]
-        if not candidates:
-            return Verdict.fail(NO_ANSWER, gold=gold)
-        cluster = final_answer(candidates, text)
-        verdict = self.compare([ch for cand in cluster for ch in cand.choices], gold, valid, cluster[-1].source)
+        with stage("mcq: extract"):
+            text = answer_text(completion, self.config.max_chars)
+            candidates = find_candidates(text, reader) or [c for c in [final_line(text, reader)] if c]
+            if not candidates:
+                return Verdict.fail(NO_ANSWER, gold=gold)
+            cluster = final_answer(candidates, text)
+        with stage("mcq: compare"):
+            verdict = self.compare([ch for cand in cluster for ch in cand.choices], gold, valid, cluster[-1].source)
         if options.digit_labels:  # the letters in the labels the model was shown
             letters = self.config.letters
             verdict.details["labels"] = [str(letters.index(c) + 1) for c in verdict.details["letters"]]  # type: ignore[index]
