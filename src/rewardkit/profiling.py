@@ -31,12 +31,12 @@ from typing import Any
 # (stage, module, attribute): "Class.method" patches the class, a plain name patches the module global.
 PROBES: tuple[tuple[str, str, str], ...] = (
     ("math: extract", "rewardkit.verifiers.math_verifier", "extract_answer"),
-    ("math: compare (one sample, worker round trip)", "rewardkit.verifiers.worker_pool", "WorkerPool.run"),
+    ("math: compare (worker round trip)", "rewardkit.verifiers.worker_pool", "WorkerPool.run"),
     ("code: extract program", "rewardkit.verifiers.code_verifier", "extract_program"),
-    ("code: prepare job (harness, tests)", "rewardkit.verifiers.code_verifier", "prepare_job"),
-    ("code: sandbox run (start, fork, test run)", "rewardkit.sandbox.local_sandbox", "LocalSandbox.run"),
-    ("code: local sandbox start (scratch, launch argv)", "rewardkit.sandbox.local_sandbox", "LocalSandbox._launch"),
-    ("code: sandbox run (start, fork, test run)", "rewardkit.sandbox.docker_sandbox", "DockerSandbox.run"),
+    ("code: prepare job", "rewardkit.verifiers.code_verifier", "prepare_job"),
+    ("code: sandbox run (start+fork+tests)", "rewardkit.sandbox.local_sandbox", "LocalSandbox.run"),
+    ("code: local sandbox launch setup", "rewardkit.sandbox.local_sandbox", "LocalSandbox._launch"),
+    ("code: sandbox run (start+fork+tests)", "rewardkit.sandbox.docker_sandbox", "DockerSandbox.run"),
     ("code: result decode", "rewardkit.verifiers.code_verifier", "parse_result"),
 )
 
@@ -67,8 +67,8 @@ class Profile:
 
     def render(self) -> str:
         lines = [f"profile: {self.seconds:.2f} s wall (stages on several threads can sum to more)",
-                 f"{'stage':<52} {'calls':>8} {'total s':>9} {'mean ms':>9}"]
-        lines += [f"{name:<52} {calls:>8} {total:>9.3f} {mean:>9.3f}" for name, calls, total, mean in self.rows()]
+                 f"{'stage':<40} {'calls':>8} {'total s':>9} {'mean ms':>9}"]
+        lines += [f"{name:<40} {calls:>8} {total:>9.3f} {mean:>9.3f}" for name, calls, total, mean in self.rows()]
         if not self.rows():
             lines.append("(no instrumented stage ran)")
         if self.not_instrumented:

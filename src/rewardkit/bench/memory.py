@@ -69,9 +69,10 @@ def memory_bench(sizes: Sizes) -> list[Row]:
     growth = {key: (end[key][0] - start[key][0]) / start[key][0] for key in ["scoring", *workers]}
     worst = max(growth.values())
     code = round(sizes.memory_samples * sizes.memory_code_share)
-    detail = "; ".join(f"worker {pid}: {start[pid][0]:.0f} -> {end[pid][0]:.0f} MB" for pid in workers)
+    detail = "; ".join(f"worker {pid}: {start[pid][0]:.0f} -> {end[pid][0]:.0f} MB (peak {end[pid][1]:.0f})"
+                       for pid in workers)
     note = (f"{sizes.memory_samples} samples ({code} code, the rest math and MCQ), RSS after the first {CHUNK} "
             f"-> end: scoring process {start['scoring'][0]:.0f} -> {end['scoring'][0]:.0f} MB (peak "
-            f"{end['scoring'][1]:.0f}); {detail or 'no worker processes alive at both points'}")
+            f"{end['scoring'][1]:.0f}); {detail or 'no worker processes alive at both points'} (sandbox processes live for one run each)")
     return [Row(name, "RSS after first chunk", start["scoring"][0], end["scoring"][0], "MB (scoring process)",
                 target, worst <= GROWTH_LIMIT, note)]
