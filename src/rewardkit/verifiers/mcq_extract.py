@@ -37,6 +37,7 @@ class Candidate:
 # ----------------------------------------------------------------------------------------------- extract
 
 _MARKUP = re.compile(r"\*\*|__|`|\$|\\[()\[\]]")
+_MARKUP_CHARS = ("*", "_", "`", "$", "\\")  # every _MARKUP match holds one of these
 _LATEX_COMMAND = re.compile(r"\\[A-Za-z]+\s?|[{}*\"]")
 _SPACES = re.compile(r"\s+")
 _TAG_OPEN = re.compile(r"(?i)<answer>")
@@ -100,7 +101,9 @@ _TRAILING_CHARS = " .!,;:)"
 def answer_text(completion: Any, max_chars: int) -> str:
     """The part of a completion that may hold the answer: after a closed think block, capped at its tail."""
     text = answer_region(as_text(completion))[-max_chars:]
-    return _MARKUP.sub("", text)
+    if any(c in text for c in _MARKUP_CHARS):
+        return _MARKUP.sub("", text)
+    return text
 
 
 def clean_span(span: str) -> str:

@@ -23,7 +23,7 @@ import operator
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from rewardkit._errors import ConfigError, VerifierError
 from rewardkit.profiling import stage
@@ -167,14 +167,17 @@ class MCQVerifier(Verifier):
         elif isinstance(raw, Mapping):
             labels = sorted(raw)
             raw = [raw[k] for k in labels]
+        if type(raw) is list and labels is None and all(type(o) is str for o in raw):  # the common case, fast
+            return Options(tuple(raw)) if len(raw) <= len(self.config.letters) else self._too_many(len(raw))
         raw, labels = _as_list(raw), _as_list(labels)
         if isinstance(raw, (str, bytes)) or not isinstance(raw, Sequence):
             raise VerifierError(f"mcq: options must be a list of option texts, got {type(raw).__name__}")
         if len(raw) > len(self.config.letters):
-            raise VerifierError(
-                f"mcq: {len(raw)} options but only {len(self.config.letters)} letters ({self.config.letters})"
-            )
+            self._too_many(len(raw))
         return Options(tuple(str(o) for o in raw), self._digit_labels(labels, len(raw)))
+
+    def _too_many(self, count: int) -> NoReturn:
+        raise VerifierError(f"mcq: {count} options but only {len(self.config.letters)} letters ({self.config.letters})")
 
     def _digit_labels(self, labels: Any, count: int) -> bool:
         """Whether the options are labelled 1, 2, 3, ...; letter labels must be the letters in order."""
