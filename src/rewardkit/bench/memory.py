@@ -69,10 +69,12 @@ def memory_bench(sizes: Sizes) -> list[Row]:
     growth = {key: (end[key][0] - start[key][0]) / start[key][0] for key in ["scoring", *workers]}
     worst = max(growth.values())
     code = round(sizes.memory_samples * sizes.memory_code_share)
-    detail = "; ".join(f"worker {pid}: {start[pid][0]:.0f} -> {end[pid][0]:.0f} MB (peak {end[pid][1]:.0f})"
-                       for pid in workers)
+    detail = "; ".join(f"worker {pid}: {_span(start[pid], end[pid])}" for pid in workers)
     note = (f"{sizes.memory_samples} samples ({code} code, the rest math and MCQ), RSS after the first {CHUNK} "
-            f"-> end: scoring process {start['scoring'][0]:.0f} -> {end['scoring'][0]:.0f} MB (peak "
-            f"{end['scoring'][1]:.0f}); {detail or 'no worker processes alive at both points'} (sandbox processes live for one run each)")
+            f"-> end: scoring process {_span(start['scoring'], end['scoring'])}; {detail or 'no worker processes alive at both points'} (sandbox processes live for one run each)")
     return [Row(name, "RSS after first chunk", start["scoring"][0], end["scoring"][0], "MB (scoring process)",
                 target, worst <= GROWTH_LIMIT, note)]
+
+
+def _span(start: tuple[float, float], end: tuple[float, float]) -> str:
+    return f"{start[0]:.0f} -> {end[0]:.0f} MB (peak {start[1]:.0f} -> {end[1]:.0f})"
