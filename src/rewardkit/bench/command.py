@@ -69,7 +69,8 @@ FALLS_SHORT_WHY = {
     "code docker": "each run pays a request over the exec stream, an interpreter start in the container and "
                    "a wipe (no in-container zygote yet, issue 10 item 2)",
     "memory": "resident memory grew beyond noise over the run (see the note: which process)",
-    "mcq": "see the note; the machine's load moves CPU-second figures",
+    "mcq": "CPU-seconds measured at load average {load} on {cpus} CPUs, where other processes' work on the "
+           "same cores inflates them",
     "math": "the pool's round trips cost more than in-process math-verify on these inputs",
 }
 
@@ -77,6 +78,7 @@ FALLS_SHORT_WHY = {
 def _why(row: Row) -> str:
     for prefix, why in FALLS_SHORT_WHY.items():
         if row.name.startswith(prefix):
+            why = why.format(load=f"{os.getloadavg()[0]:.1f}", cpus=os.cpu_count())
             return f"{row.ratio:.2f}x against {row.target}: {why}" if row.ratio is not None else why
     return row.note
 

@@ -150,9 +150,12 @@ def _mcq_scaling(size: int) -> Row:
         for scale in (1, 2):
             text = unit * (scale * size // len(unit))
             verifier = MCQVerifier(max_chars=len(text))
-            started = time.process_time()
-            verifier.verify(text, "A", options=options)
-            times.append(max(time.process_time() - started, 1e-4))
+            best = float("inf")
+            for _ in range(3):  # best of 3: one slow run on a shared machine is not the extractor's doing
+                started = time.process_time()
+                verifier.verify(text, "A", options=options)
+                best = min(best, time.process_time() - started)
+            times.append(max(best, 1e-4))
         seconds[unit.strip()[:12]] = times[1]
         worst = max(worst, times[1] / times[0])
     slowest = max(seconds, key=seconds.__getitem__)
