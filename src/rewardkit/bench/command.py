@@ -69,6 +69,7 @@ FALLS_SHORT_WHY = {
     "code docker": "each run pays a request over the exec stream, an interpreter start in the container and "
                    "a wipe (no in-container zygote yet, issue 10 item 2)",
     "memory": "resident memory grew beyond noise over the run (see the note: which process)",
+    "mcq: adversarial": "the extractor's time grows faster than its input: see the slowest input in the note",
     "mcq": "CPU-seconds measured at load average {load} on {cpus} CPUs, where other processes' work on the "
            "same cores inflates them",
     "math": "the pool's round trips cost more than in-process math-verify on these inputs",

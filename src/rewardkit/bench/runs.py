@@ -104,7 +104,8 @@ def _best_of(repeats: int, run: Callable[[list[dict[str, Any]]], list[float]],
 
 def mcq_bench(sizes: Sizes) -> list[Row]:
     """verify_batch against a verify() loop, in CPU seconds of this process (verdicts per core), best of
-    interleaved runs; and the extractor's time on adversarial inputs of twice the size (linear: 2x)."""
+    interleaved runs; and the extractor's time on adversarial inputs of twice the size: linear work takes
+    2x (a little more as the working set outgrows the caches), quadratic 4x; the target is 3x at most."""
     from rewardkit.verifiers.mcq_verifier import MCQVerifier
 
     verifier = MCQVerifier()
@@ -160,7 +161,7 @@ def _mcq_scaling(size: int) -> Row:
         worst = max(worst, times[1] / times[0])
     slowest = max(seconds, key=seconds.__getitem__)
     return Row("mcq: adversarial input, 2x size", f"{size / 1e6:g} MB input", 1.0, 1.0 / worst, "1/time ratio",
-               "time x <= 2.5", worst <= 2.5, f"worst time ratio {worst:.2f}x over 5 inputs (cap lifted); slowest "
+               "time x <= 3 (linear: 2)", worst <= 3.0, f"worst time ratio {worst:.2f}x over 5 inputs (cap lifted); slowest "
                f"{slowest!r}: {seconds[slowest]:.2f} s at {2 * size / 1e6:g} MB")
 
 
