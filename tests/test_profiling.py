@@ -47,6 +47,9 @@ def test_one_profile_at_a_time_and_missing_probes_are_listed(monkeypatch):
 
 
 def test_score_profile_prints_the_stages(tmp_path):
+    from rewardkit.rewards.verifier_rewards import clear_verdict_memo
+
+    clear_verdict_memo()  # verdicts remembered from an earlier test would not be extracted again
     result = CliRunner().invoke(main, ["score", "--reward", "mcq_accuracy", "--input", str(EXAMPLES / "mcq.jsonl"),
                                        "--no-progress", "--profile"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
