@@ -270,3 +270,9 @@ def test_mcq_accuracy_reads_mmlu_and_arc_columns_as_trl_passes_them():
                      choices=arc_choices, answerKey=["1", "B"])
     assert mmlu == [1.0, 1.0, 0.0]
     assert arc == [1.0, 1.0]
+
+
+def test_mcq_accuracy_choices_and_reference_columns_can_be_renamed():
+    with rk.get_reward("mcq_accuracy", choices_key="opts", reference_key="gold") as reward:
+        got = reward(completions=["The answer is London", "Answer: A"], opts=[["Paris", "London"]] * 2, gold=[1, 1])
+    assert got == [1.0, 0.0]
