@@ -6,7 +6,7 @@ PIP := $(BIN)/python -m pip
 # The CPU build of torch that lies on the build machines' disk; a looser pin pulls a multi-GB CUDA build.
 TORCH_PIN := torch==2.13.0
 
-.PHONY: demo test install install-dev lint clean sandbox-image
+.PHONY: demo test install install-dev lint clean sandbox-image bench bench-quick
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,13 @@ demo: $(VENV)/.core-installed
 
 test: $(VENV)/.dev-installed
 	$(BIN)/python -m pytest
+
+# Every performance target against its same-run baseline, one table (several minutes; bench-quick: ~1).
+bench: $(VENV)/.dev-installed
+	$(BIN)/rewardkit bench
+
+bench-quick: $(VENV)/.dev-installed
+	$(BIN)/rewardkit bench --quick
 
 # The Docker sandbox image (rewardkit-sandbox:latest); a no-op when it exists. Needs a running engine.
 sandbox-image: $(VENV)/.core-installed

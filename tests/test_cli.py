@@ -39,6 +39,13 @@ VERIFY_MCQ = [
     ("context_as_json", ["-r", "B", "-c", 'options=["Paris", "London"]', "Answer: B) Paris"],
      False, "option_mismatch", "B"),
     ("no_answer", ["-r", "B", "I would need a map."], False, "no_answer", None),
+    ("mmlu_index_reference", ["-r", "1", "--option", "Paris", "--option", "London", "Answer: B"], True, "ok", "B"),
+    ("mmlu_choices_json", ["-r", "0", "--choices", '["Paris", "London"]', "The answer is London"],
+     False, "ok", "B"),
+    ("arc_digit_labels", ["-r", "2", "--option", "Paris", "--option", "London", "--label", "1", "--label", "2",
+                          "Answer: (2)"], True, "ok", "B"),
+    ("arc_choices_json", ["-r", "1", "--choices", '{"text": ["Paris", "London"], "label": ["1", "2"]}',
+                          "The answer is 2"], False, "ok", "B"),
 ]
 
 

@@ -15,6 +15,7 @@ LAZY_COMMANDS = {
     "train": "rewardkit.train.command:train",
     "group-size-sweep": "rewardkit.train.command:group_size_sweep",
     "sandbox-image": "rewardkit.sandbox.image_command:sandbox_image",
+    "bench": "rewardkit.bench.command:bench",
 }
 
 EPILOG = """\b
@@ -66,11 +67,14 @@ def _parse_value(raw: str) -> Any:
 @click.argument("completion")
 @click.option("--reference", "-r", required=True, help="The gold answer (JSON for structured references).")
 @click.option("--option", "options", multiple=True, help="An MCQ option text, in order A, B, C, ...")
+@click.option("--label", "labels", multiple=True, help="MCQ: each --option's label when not A, B, C (ARC: 1, 2, ...).")
+@click.option("--choices", "choices", default=None, metavar="JSON",
+              help='MCQ options as a dataset stores them: ["Paris", ...] (MMLU) or {"text": [...], "label": [...]} (ARC).')
 @click.option("--param", "-p", "params", multiple=True, metavar="KEY=VALUE", help="A verifier parameter.")
 @click.option("--context", "-c", "contexts", multiple=True, metavar="KEY=VALUE", help="A context field.")
 def verify(
-    verifier: str, completion: str, reference: str, options: tuple[str, ...],
-    params: tuple[str, ...], contexts: tuple[str, ...],
+    verifier: str, completion: str, reference: str, options: tuple[str, ...], labels: tuple[str, ...],
+    choices: str | None, params: tuple[str, ...], contexts: tuple[str, ...],
 ) -> None:
     """Judge one COMPLETION with VERIFIER and print the verdict as JSON.
 
@@ -84,13 +88,25 @@ def verify(
     context = dict(_split_pair(c) for c in contexts)
     if options:
         context["options"] = list(options)
+    if choices is not None:
+        context["choices"] = _parse_value(choices)
+    if labels:
+        context["labels"] = list(labels)
     ref: Any = reference if verifier in ("math", "mcq") else _parse_value(reference)
+    if verifier == "mcq" and reference.strip().isdigit() and not _digit_labelled(context):
+        ref = int(reference)  # MMLU's 0-based answer index; with labels 1, 2, ... it is a label (ARC)
     try:
         with rk.get_verifier(verifier, **kwargs) as v:
             verdict = v.verify(completion, ref, **context)
     except rk.RewardkitError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(json.dumps(verdict.to_dict(), indent=2, default=str))
+
+
+def _digit_labelled(context: dict[str, Any]) -> bool:
+    choices = context.get("choices")
+    labels = choices.get("label") if isinstance(choices, dict) else context.get("labels")
+    return isinstance(labels, list) and bool(labels) and str(labels[0]).strip() == "1"
 
 
 def _split_pair(raw: str) -> tuple[str, Any]:

@@ -257,3 +257,22 @@ def test_forked_child_starts_its_own_verifier(test_plugin):
     assert CountingVerifier.closed == 0          # the child did not close the parent's verifier
     reward.close()
     assert CountingVerifier.closed == 1
+
+
+def test_mcq_accuracy_reads_mmlu_and_arc_columns_as_trl_passes_them():
+    with rk.get_reward("mcq_accuracy") as reward:  # MMLU: question, subject, choices, answer (0-based int)
+        mmlu = reward(completions=["Answer: B", [{"role": "assistant", "content": "The answer is Paris"}], "A or B"],
+                      prompts=["q"] * 3, question=["q"] * 3, subject=["geo"] * 3,
+                      choices=[["Paris", "London", "Berlin", "Madrid"]] * 3, answer=[1, 0, 1])
+        arc_choices = [{"text": ["dry palms", "wet palms", "oily palms"], "label": ["1", "2", "3"]},
+                       {"text": ["dry palms", "wet palms", "oily palms"], "label": ["A", "B", "C"]}]
+        arc = reward(completions=["Answer: (1)", "The answer is wet palms"], id=["a", "b"],
+                     choices=arc_choices, answerKey=["1", "B"])
+    assert mmlu == [1.0, 1.0, 0.0]
+    assert arc == [1.0, 1.0]
+
+
+def test_mcq_accuracy_choices_and_reference_columns_can_be_renamed():
+    with rk.get_reward("mcq_accuracy", choices_key="opts", reference_key="gold") as reward:
+        got = reward(completions=["The answer is London", "Answer: A"], opts=[["Paris", "London"]] * 2, gold=[1, 1])
+    assert got == [1.0, 0.0]

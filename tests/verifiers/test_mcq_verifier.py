@@ -255,3 +255,104 @@ def test_random_token_soup_never_crashes_and_keeps_invariants(seed):
 def test_numpy_integer_reference_is_an_index():
     np = pytest.importorskip("numpy")
     assert MCQVerifier().verify("Answer: B", np.int64(1), options=CAPITALS).correct
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)  # linear work: about a second each on a loaded 2-core machine
+@pytest.mark.parametrize("name", sorted(ADVERSARIAL))
+def test_adversarial_megabyte_completion_with_the_cap_lifted(name):
+    completion, status = ADVERSARIAL[name]
+    completion *= 5
+    assert len(completion) >= 1_000_000
+    verdict = MCQVerifier(max_chars=len(completion)).verify(completion, "A", options=CAPITALS)
+    assert verdict.status == ("ok" if name == "long_list_line" else status)  # its fifth "Answer: A, A, ..." is A
+
+
+def test_looping_completion_is_read_once_per_distinct_span(monkeypatch):
+    """A repetition loop ("the answer is the answer is ...") costs one read per distinct span."""
+    from rewardkit.verifiers import mcq_extract
+
+    calls = []
+    original = mcq_extract.ChoiceReader.read
+    monkeypatch.setattr(mcq_extract.ChoiceReader, "read", lambda self, *a, **k: calls.append(a) or original(self, *a, **k))
+    assert MCQVerifier().verify("the answer is " * 1400, "A", options=CAPITALS).status == "no_answer"
+    assert 0 < len(calls) < 40
+
+
+MMLU_CHOICES = ["Paris", "London", "Berlin", "Madrid"]
+ARC_DIGITS = {"text": ["dry palms", "wet palms", "palms covered with oil", "palms covered with lotion"],
+              "label": ["1", "2", "3", "4"]}
+ARC_LETTERS = {"text": ARC_DIGITS["text"], "label": ["A", "B", "C", "D"]}
+NUMERIC_DIGITS = {"text": ["3", "4", "5", "22"], "label": ["1", "2", "3", "4"]}
+
+# (name, completion, reference, choices, expected correct, expected status, expected extracted)
+DATASET_FORMATS = [
+    ("mmlu_index", "Answer: B", 1, MMLU_CHOICES, True, "ok", "B"),
+    ("mmlu_index_zero", "The answer is Paris", 0, MMLU_CHOICES, True, "ok", "A"),
+    ("mmlu_index_wrong", "Answer: C", 1, MMLU_CHOICES, False, "ok", "C"),
+    ("mmlu_index_out_of_range", "Answer: B", 4, MMLU_CHOICES, False, "invalid_reference", None),
+    ("arc_letter_labels", "Answer: C", "C", ARC_LETTERS, True, "ok", "C"),
+    ("arc_letter_labels_text", "The answer is dry palms", "A", ARC_LETTERS, True, "ok", "A"),
+    ("arc_digit_label", "The answer is 1", "1", ARC_DIGITS, True, "ok", "A"),
+    ("arc_digit_parenthesised", "Answer: (3)", "3", ARC_DIGITS, True, "ok", "C"),
+    ("arc_digit_final_line", "Dry hands make the most friction.\n\n1", "1", ARC_DIGITS, True, "ok", "A"),
+    ("arc_digit_option_word", "Option 2 is correct.", "2", ARC_DIGITS, True, "ok", "B"),
+    ("arc_digit_with_text", "Answer: 1) dry palms", "1", ARC_DIGITS, True, "ok", "A"),
+    ("arc_digit_text_only", "The answer is dry palms", "1", ARC_DIGITS, True, "ok", "A"),
+    ("arc_digit_letter_answer", "Answer: A", "1", ARC_DIGITS, True, "ok", "A"),
+    ("arc_digit_wrong", "The answer is 2", "1", ARC_DIGITS, False, "ok", "B"),
+    ("arc_digit_hedge", "Answer: 1 or 2", "1", ARC_DIGITS, False, "hedged", "A,B"),
+    ("arc_digit_contradicting_text", "Answer: 2) dry palms", "1", ARC_DIGITS, False, "option_mismatch", "B"),
+    ("arc_digit_out_of_range", "Answer: 7", "1", ARC_DIGITS, False, "invalid_option", "G"),
+    ("arc_decimal_is_not_a_label", "The answer is 1.5", "1", ARC_DIGITS, False, "no_answer", None),
+    ("arc_ordinal_is_not_a_label", "The answer is 1st", "1", ARC_DIGITS, False, "no_answer", None),
+    ("arc_digit_reference_out_of_range", "Answer: 1", "5", ARC_DIGITS, False, "invalid_reference", None),
+    ("digits_without_labels_are_not_labels", "The answer is 1", 0, MMLU_CHOICES, False, "no_answer", None),
+    ("number_that_is_label_and_other_text", "The answer is 4", "2", NUMERIC_DIGITS, False, "option_mismatch", "D"),
+    ("number_text_longer_than_a_label", "The answer is 22", "4", NUMERIC_DIGITS, True, "ok", "D"),
+    ("number_label_that_is_its_own_text", "Answer: 3", "3", {"text": ["1", "2", "3"], "label": ["1", "2", "3"]},
+     True, "ok", "C"),
+]
+
+
+@pytest.mark.parametrize("name, completion, reference, choices, correct, status, extracted", DATASET_FORMATS,
+                         ids=[r[0] for r in DATASET_FORMATS])
+def test_mmlu_and_arc_formats(name, completion, reference, choices, correct, status, extracted):
+    verdict = MCQVerifier().verify(completion, reference, choices=choices)
+    assert (verdict.correct, verdict.status, verdict.extracted) == (correct, status, extracted)
+
+
+def test_digit_labels_are_reported_in_details():
+    verdict = MCQVerifier().verify("Answer: 1 or 3", "3", choices=ARC_DIGITS)
+    assert verdict.details["labels"] == ["1", "3"] and verdict.details["gold_label"] == "3"
+    assert "labels" not in MCQVerifier().verify("Answer: B", 1, choices=MMLU_CHOICES).details
+
+
+def test_labels_context_for_a_plain_list_and_numpy_choices():
+    np = pytest.importorskip("numpy")
+    verifier = MCQVerifier()
+    assert verifier.verify("Answer: 2", "2", options=MMLU_CHOICES, labels=["1", "2", "3", "4"]).correct
+    assert verifier.verify("Answer: B", np.int64(1), choices=np.array(MMLU_CHOICES)).correct
+    arc = {"text": np.array(ARC_DIGITS["text"]), "label": np.array(ARC_DIGITS["label"])}
+    assert verifier.verify("Answer: 2", "2", choices=arc).correct
+
+
+@pytest.mark.parametrize("labels", [["A", "C", "D", "E"], ["0", "1", "2", "3"], ["1", "2"], "1234"])
+def test_labels_out_of_order_are_a_usage_error(labels):
+    with pytest.raises(rk.VerifierError, match="option labels must be A, B, C, D or 1, 2, 3, 4"):
+        MCQVerifier().verify("Answer: B", "B", choices={"text": MMLU_CHOICES, "label": labels})
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_lowercase_twin_patterns_match_where_the_originals_do(seed):
+    """The fast path reads lower-cased ASCII text with case-sensitive twins of two case-insensitive patterns."""
+    from rewardkit.verifiers import mcq_extract
+
+    rng = random.Random(seed)
+    words = ["The", "ANSWER", "answer", "Is", "is", "I", "i'll", "Choose", "go", "WITH", "Final", "option", ":",
+             "correct", "MOST", "Likely", "would", "Be", "seems", "to", "B", "myanswer", "-", "=", "\n", "  "]
+    for _ in range(400):
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(1, 30)))
+        for original, twin in ((mcq_extract._STATEMENT, mcq_extract._STATEMENT_LOWER),
+                               (mcq_extract._SUFFIX, mcq_extract._SUFFIX_LOWER)):
+            assert [m.span() for m in original.finditer(text)] == [m.span() for m in twin.finditer(text.lower())]

@@ -43,10 +43,11 @@ def load_reward(reward: str):  # -> rewardkit.rewards.base.Reward
 @click.option("--ray", "ray_local", is_flag=True,
               help="Score on a local Ray cluster: one reward per actor; --workers N>1 sets the actors and CPUs.")
 @click.option("--ray-address", default=None, help="Score on the Ray cluster at this address (e.g. auto).")
+@click.option("--profile", is_flag=True, help="Print where the time went, per stage (extract, compare, sandbox).")
 def score(
     reward_arg: str, input_path: str, output_path: str | None, workers: int, batch_size: int,
     completion_key: str, prompt_key: str, split: str | None, summary_json: str | None, no_progress: bool,
-    ray_local: bool = False, ray_address: str | None = None,
+    ray_local: bool = False, ray_address: str | None = None, profile: bool = False,
 ) -> None:
     """Score every sample of INPUT with REWARD; print a summary table.
 
@@ -69,6 +70,9 @@ def score(
         TextColumn("[bold]scoring"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
         console=console, disable=no_progress, transient=False,
     )
+    from rewardkit import profiling
+
+    collected = profiling.start() if profile else None
     try:
         with progress, reward:
             task = progress.add_task("score", total=len(rows))
@@ -85,6 +89,9 @@ def score(
                 )
     except RewardkitError as exc:
         raise click.ClickException(str(exc)) from exc
+    finally:
+        if collected is not None:
+            click.echo(profiling.stop(collected).render(), err=True)
     if output_path:
         write_rows(output_path, ({**row, **extra} for row, extra in zip(rows, scored)))
     if summary_json:

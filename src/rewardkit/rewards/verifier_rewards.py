@@ -228,14 +228,16 @@ def math_accuracy(
 
 def mcq_accuracy(
     *,
-    reference_key: str | Sequence[str] = DEFAULT_REFERENCE_KEYS,
+    reference_key: str | Sequence[str] = (*DEFAULT_REFERENCE_KEYS, "answerKey"),
     options_key: str = "options",
+    choices_key: str = "choices",
     **verifier_params: Any,
 ) -> VerifierReward:
-    """1.0 when the chosen option (letter or option text) is the reference's; hedges earn 0.0."""
+    """1.0 when the chosen option (letter or option text) is the reference's; hedges earn 0.0.
+    Options come from ``options_key``, else ``choices_key`` (MMLU's list, ARC's text/label dict)."""
     return VerifierReward(
         "mcq_accuracy", "mcq", verifier_params=verifier_params, reference_key=reference_key,
-        context_keys={"options": options_key},
+        context_keys={"options": options_key, "choices": choices_key},
     )
 
 

@@ -14,8 +14,10 @@ from rewardkit.verifiers.verdict import ERROR, Verdict
 class Verifier(abc.ABC):
     """Judges completions against references. Never raises on model output: failures are verdicts.
 
-    Subclasses implement :meth:`_verify`; :meth:`verify_batch` runs it on a thread pool by default
-    (verifiers that own worker processes override it). A verifier is a context manager:
+    Subclasses implement :meth:`_verify`; :meth:`verify_batch` runs it on ``batch_threads`` threads by
+    default (verifiers that own worker processes override it). A verifier whose work is pure Python taking
+    microseconds sets ``batch_threads = 1``: its batch then runs inline, since threads would only add their
+    start-up and GIL hand-offs to every sample. A verifier is a context manager:
     leaving the ``with`` block calls :meth:`close`, which releases workers and containers.
     """
 
@@ -41,7 +43,7 @@ class Verifier(abc.ABC):
         contexts: Sequence[Mapping[str, Any] | None] | None = None,
     ) -> list[Verdict]:
         contexts = _check_batch(completions, references, contexts)
-        if len(completions) <= 1:
+        if len(completions) <= 1 or self.batch_threads <= 1:
             return [self.verify(c, r, **(x or {})) for c, r, x in zip(completions, references, contexts)]
         with ThreadPoolExecutor(max_workers=min(self.batch_threads, len(completions))) as pool:
             return list(pool.map(lambda args: self.verify(args[0], args[1], **(args[2] or {})),

@@ -1,0 +1,1 @@
+"""``rewardkit bench``: rewardkit's performance targets measured against same-run baselines."""

@@ -1,0 +1,61 @@
+"""``rewardkit bench``: the table's structure and its honesty (no timing is asserted)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from rewardkit.bench.command import HEADER, render
+from rewardkit.bench.runs import Row
+from rewardkit.cli import main
+
+
+def test_render_says_what_falls_short_and_what_was_skipped():
+    rows = [
+        Row("mcq: verify_batch vs verify() loop", "verify() loop", 100.0, 120.0, "verdicts/s", ">= 1.0x", True, "ok"),
+        Row("code local: HumanEval", "harness", 20.0, 10.0, "programs/s", ">= 2.0x", False, "n programs"),
+        Row("code docker: HumanEval", "-", None, None, "", ">= 10x", None, "skipped: no Docker engine"),
+    ]
+    text = render(rows)
+    lines = text.splitlines()
+    assert lines[0] == "| " + " | ".join(HEADER) + " |"
+    assert "| 1.20x | >= 1.0x | yes |" in lines[2]
+    assert "| 0.50x | >= 2.0x | NO |" in lines[3]
+    assert lines[4].endswith("| - | >= 10x | skipped |")
+    short = [line for line in lines if line.startswith("falls short:")]
+    assert len(short) == 1 and short[0].startswith("falls short: code local: HumanEval: 0.50x against >= 2.0x: ")
+    assert "- code docker: HumanEval: skipped: no Docker engine" in lines
+
+
+@pytest.mark.slow
+def test_bench_quick_mcq_prints_one_table_and_writes_json(tmp_path):
+    out = tmp_path / "sub" / "bench.json"
+    result = CliRunner().invoke(main, ["bench", "--quick", "--only", "mcq", "--profile", "--json", str(out)],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    table = [line for line in result.stdout.splitlines() if line.startswith("| ")]
+    assert table[0] == "| " + " | ".join(HEADER) + " |"
+    names = [line.split(" | ")[0][2:] for line in table[2:]]
+    assert names == ["mcq: verify_batch, per core", "mcq: verify_batch vs verify() loop",
+                     "mcq: adversarial input, 2x size"]
+    assert all(line.split(" | ")[-1].rstrip(" |") in ("yes", "NO") for line in table[2:])
+    assert "identical verdicts" in result.stdout  # batch and loop agree verdict for verdict
+    assert "mcq: extract" in result.stdout  # --profile: the stage table
+    assert "falls short:" in result.stdout or "every measured target is met" in result.stdout
+    saved = json.loads(out.read_text())
+    assert saved["quick"] is True and [r["name"] for r in saved["rows"]] == names
+    assert all(r["ratio"] > 0 for r in saved["rows"])
+
+
+@pytest.mark.slow
+def test_memory_run_reports_the_scoring_process_and_each_worker():
+    from rewardkit.bench.memory import memory_bench
+    from rewardkit.bench.runs import Sizes
+
+    (row,) = memory_bench(Sizes(memory_samples=600, memory_code_share=0.01))
+    assert row.name == "memory: mixed run" and row.met in (True, False)
+    assert row.base_rate > 0 and row.rk_rate > 0  # RSS in MB after the first chunk and at the end
+    assert "600 samples (6 code" in row.note and "scoring process" in row.note
+    assert "worker " in row.note  # the math worker pool outlives every chunk
