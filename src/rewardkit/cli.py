@@ -86,7 +86,13 @@ def verify(
         context["options"] = list(options)
     ref: Any = reference if verifier in ("math", "mcq") else _parse_value(reference)
     try:
-        with rk.get_verifier(verifier, **kwargs) as v:
+        judge = rk.get_verifier(verifier, **kwargs)
+    except rk.RewardkitError as exc:
+        raise click.ClickException(str(exc)) from exc
+    except (TypeError, ValueError) as exc:  # a plugin verifier's own constructor rejected a value
+        raise click.ClickException(f"bad parameters for verifier {verifier!r}: {exc}") from exc
+    try:
+        with judge as v:
             verdict = v.verify(completion, ref, **context)
     except rk.RewardkitError as exc:
         raise click.ClickException(str(exc)) from exc

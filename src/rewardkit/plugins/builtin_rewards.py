@@ -15,5 +15,5 @@ def register_rewards(register: Register) -> None:
     from rewardkit.rewards import verifier_rewards as vr
     from rewardkit.rewards.spec import reward_factory
 
-    for factory in (vr.math_accuracy, vr.mcq_accuracy, vr.code_pass_rate, vr.code_all_pass):
+    for factory in (vr.math_accuracy, vr.mcq_accuracy, vr.code_pass_rate, vr.code_all_pass, vr.verifier_accuracy):
         register(factory.__name__, reward_factory(factory))

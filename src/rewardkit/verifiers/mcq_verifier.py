@@ -311,6 +311,7 @@ class MCQVerifier(Verifier):
     """
 
     name = "mcq"
+    params_schema = MCQConfig  # checked when a spec is built (rewardkit._param_types)
 
     def __init__(
         self,
