@@ -261,3 +261,51 @@ def test_explain_equals_the_call_and_logs_nothing(test_plugin):
     assert rows[0]["verdicts"] == {"contains": {"status": "ok", "extracted": "4"}}
     assert logged == [] and CountingVerifier.instances == 1
     reward.close()
+
+
+DOCS = README.parent / "docs"
+
+
+def python_block_after(path, heading: str) -> str:
+    match = re.search(re.escape(heading) + r".*?```python\n(.*?)```", path.read_text(), re.DOTALL)
+    assert match, f"no python block after {heading!r} in {path.name}"
+    return match.group(1)
+
+
+def test_the_documented_reward_subclass_example_runs(rewardkit_register):
+    namespace: dict = {}
+    exec(python_block_after(DOCS / "rewards.md", "## Writing a reward"), namespace)  # noqa: S102 - our docs
+    shouting = namespace["Shouting"]
+
+    class Plugin:
+        @rk.hookimpl
+        def register_rewards(self, register):
+            register("shouting", shouting)
+
+    rewardkit_register(Plugin(), name="doc-shouting")
+    reward = rk.get_reward("shouting", bonus=2.0)
+    assert reward(completions=["HEY", [{"role": "assistant", "content": "HEY"}], "hey"]) == [2.0, 2.0, 0.0]
+    with pytest.raises(rk.ConfigError, match="bonus: expected a number"):
+        rk.get_reward("shouting", bonus="lots")
+
+
+def test_the_documented_params_schema_checks_a_kwargs_verifier_at_build_time(rewardkit_register):
+    source = "import rewardkit as rk\nfrom dataclasses import dataclass\n" + python_block_after(
+        DOCS / "plugins.md", "## Hooks")
+    namespace: dict = {}
+    exec(source, namespace)  # noqa: S102 - our docs
+    verifier = namespace["ShoutVerifier"]
+
+    class Plugin:
+        @rk.hookimpl
+        def register_verifiers(self, register):
+            register("shout", verifier)
+
+    rewardkit_register(Plugin(), name="doc-shout")
+    with pytest.raises(rk.ConfigError, match=r"spec.params.min_length: expected an integer .*verifier 'shout'"):
+        rk.build_reward({"reward": "verifier_accuracy", "verifier": "shout", "params": {"min_length": "2"}})
+    with pytest.raises(rk.ConfigError, match=r"spec.params.min_length: shout: min_length must be >= 1, got 0"):
+        rk.build_reward({"reward": "verifier_accuracy", "verifier": "shout", "params": {"min_length": 0}})
+    rk.build_reward({"reward": "verifier_accuracy", "verifier": "shout", "params": {"min_length": 3}}).close()
+    with rk.build_reward({"reward": "verifier_accuracy", "verifier": "shout", "params": {"min_length": 2}}) as r:
+        assert r(completions=["HI", "hi"], answer=["hi", "hi"]) == [1.0, 0.0]
