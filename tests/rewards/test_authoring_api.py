@@ -309,3 +309,20 @@ def test_the_documented_params_schema_checks_a_kwargs_verifier_at_build_time(rew
     rk.build_reward({"reward": "verifier_accuracy", "verifier": "shout", "params": {"min_length": 3}}).close()
     with rk.build_reward({"reward": "verifier_accuracy", "verifier": "shout", "params": {"min_length": 2}}) as r:
         assert r(completions=["HI", "hi"], answer=["hi", "hi"]) == [1.0, 0.0]
+
+
+def test_status_lists_every_status_the_builtin_verifiers_produce():
+    from rewardkit.verifiers import code_harness, mcq_verifier
+
+    produced = {mcq_verifier.INVALID_OPTION, mcq_verifier.OPTION_MISMATCH, code_harness.COMPILE_ERROR}
+    assert produced <= {s.value for s in Status}
+    with rk.get_verifier("mcq") as mcq:
+        verdict = mcq.verify("Answer: B) Paris", "B", options=["Paris", "London"])
+    assert verdict.status == "option_mismatch" and verdict.status is Status.OPTION_MISMATCH
+
+
+def test_score_rows_takes_a_reward_name_or_a_plain_function():
+    rows = [{"completion": "<think>a</think>b"}, {"completion": [{"role": "assistant", "content": "b"}]}]
+    assert [r["reward"] for r in rk.score_rows("think_format", rows)] == [1.0, 0.0]
+    out = rk.score_rows(shouting_readme, [{"completion": "HI"}, {"completion": "hi"}])
+    assert [r["components"] for r in out] == [{"shouting_readme": 1.0}, {"shouting_readme": 0.0}]

@@ -24,6 +24,8 @@ class Status(str, Enum):
     MEMORY_LIMIT = "memory_limit"
     OUTPUT_LIMIT = "output_limit"
     SANDBOX_ERROR = "sandbox_error"
+    INVALID_OPTION = "invalid_option"
+    OPTION_MISMATCH = "option_mismatch"
 
     __str__ = str.__str__
     __format__ = str.__format__  # type: ignore[assignment]
