@@ -73,6 +73,12 @@ def test_verify_reads_the_completion_from_stdin(invoke):
         (["verify", "mcq", "-r", "B", "-c", 'options="Paris"', "Answer: B"], "options must be a list"),
         (["verify", "mcq", "-r", "B", "-p", "max_options", "Answer: B"], "expected KEY=VALUE"),
         (["verify", "mcq", "Answer: B"], "Missing option '--reference'"),
+        (["verify", "math", "-r", "2", "-p", "timeout=abc", "2"],
+         "timeout: expected a number (a parameter of verifier 'math'), got str 'abc'"),
+        (["verify", "math", "-r", "2", "-p", "timeout=0", "2"], "timeout must be a positive number"),
+        (["verify", "math", "-r", "2", "-p", "workers=1.5", "2"], "workers: expected an integer or null"),
+        (["verify", "mcq", "-r", "B", "-p", "lowercase=maybe", "Answer: B"], "lowercase: expected true or false"),
+        (["verify", "code", "-r", "[]", "-p", "wall_time=soon", "x"], "wall_time: expected a number"),
     ],
 )
 def test_verify_usage_errors_are_clear_and_nonzero(invoke, args, message):

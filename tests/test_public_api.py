@@ -35,6 +35,23 @@ def test_the_documented_entry_points_are_public():
         assert name in rewardkit.__all__
 
 
+def test_the_reward_authoring_api_is_public():
+    authoring = ("Reward", "Scored", "Batch", "Combinator", "reward_factory", "completion_text", "Status",
+                 "RewardError", "score_rows")
+    for name in authoring:
+        assert name in rewardkit.__all__, name
+
+
+def test_all_lists_every_public_name_the_package_root_defines():
+    import types
+
+    public = {
+        name for name, obj in vars(rewardkit).items()
+        if not name.startswith("_") and not isinstance(obj, types.ModuleType)
+    }
+    assert public == set(rewardkit.__all__)
+
+
 def test_there_are_hookspecs_and_the_register_hooks_have_the_documented_names():
     names = hookspec_names()
     assert {"register_verifiers", "register_rewards", "register_shapers", "register_sandboxes"} <= set(names)

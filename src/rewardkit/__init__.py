@@ -6,30 +6,51 @@ True
 """
 
 from rewardkit._api import get_sandbox, get_verifier, plugin_host
-from rewardkit._errors import ConfigError, PluginError, RewardkitError, SandboxError, VerifierError
+from rewardkit._errors import (
+    ConfigError,
+    PluginError,
+    RewardError,
+    RewardkitError,
+    SandboxError,
+    VerifierError,
+)
 from rewardkit.plugins import hookimpl
 from rewardkit.rewards.api import build_reward, get_reward
+from rewardkit.rewards.base import Reward, Scored
+from rewardkit.rewards.batch import Batch, completion_text
+from rewardkit.rewards.combinators import Combinator
+from rewardkit.rewards.row_scoring import score_rows
+from rewardkit.rewards.spec import reward_factory
 from rewardkit.sandbox.base import Limits, RunResult, Sandbox
 from rewardkit.verifiers.base import Verifier
-from rewardkit.verifiers.verdict import Verdict
+from rewardkit.verifiers.verdict import Status, Verdict
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Batch",
+    "Combinator",
     "ConfigError",
     "Limits",
     "PluginError",
+    "Reward",
+    "RewardError",
     "RewardkitError",
     "RunResult",
     "Sandbox",
     "SandboxError",
+    "Scored",
+    "Status",
     "Verdict",
     "Verifier",
     "VerifierError",
     "build_reward",
+    "completion_text",
     "get_reward",
     "get_sandbox",
     "get_verifier",
     "hookimpl",
     "plugin_host",
+    "reward_factory",
+    "score_rows",
 ]

@@ -4,7 +4,8 @@ RewardkitError
 ├── ConfigError    a bad reward spec, bad parameters, an unknown name
 ├── PluginError    a plugin that fails to load, a misspelled hook, a duplicate name
 ├── VerifierError  a verifier used wrongly (never raised for model output)
-└── SandboxError   the sandbox itself failed (not the program's fault)
+├── SandboxError   the sandbox itself failed (not the program's fault)
+└── RewardError    a reward's own code raised while scoring (the message names the reward)
 """
 
 from __future__ import annotations
@@ -28,3 +29,7 @@ class VerifierError(RewardkitError):
 
 class SandboxError(RewardkitError):
     """The sandbox infrastructure failed: a missing tool, a dead engine, a broken container."""
+
+
+class RewardError(RewardkitError):
+    """A reward's own code raised while scoring a batch; the message names the reward, the cause is chained."""

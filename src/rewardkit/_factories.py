@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rewardkit._errors import ConfigError
+from rewardkit._param_types import check_values
 from rewardkit.plugins.registry import Registry
 
 
@@ -22,6 +23,7 @@ def accepted_params(factory: Callable[..., Any]) -> list[str] | None:
 
 
 def check_params(kind: str, name: str, factory: Callable[..., Any], params: dict[str, Any]) -> None:
+    """Raise ConfigError when ``params`` do not bind to ``factory`` or a value has the wrong type or range."""
     try:
         sig = inspect.signature(factory)
     except (TypeError, ValueError):
@@ -33,6 +35,7 @@ def check_params(kind: str, name: str, factory: Callable[..., Any], params: dict
         raise ConfigError(
             f"bad parameters for {kind} {name!r}: {exc}; it accepts: {', '.join(accepted or []) or '(none)'}"
         ) from None
+    check_values(kind, name, factory, params)
 
 
 def create(registry: Registry, name: str, params: dict[str, Any]) -> Any:

@@ -96,7 +96,13 @@ def verify(
     if verifier == "mcq" and reference.strip().isdigit() and not _digit_labelled(context):
         ref = int(reference)  # MMLU's 0-based answer index; with labels 1, 2, ... it is a label (ARC)
     try:
-        with rk.get_verifier(verifier, **kwargs) as v:
+        judge = rk.get_verifier(verifier, **kwargs)
+    except rk.RewardkitError as exc:
+        raise click.ClickException(str(exc)) from exc
+    except (TypeError, ValueError) as exc:  # a plugin verifier's own constructor rejected a value
+        raise click.ClickException(f"bad parameters for verifier {verifier!r}: {exc}") from exc
+    try:
+        with judge as v:
             verdict = v.verify(completion, ref, **context)
     except rk.RewardkitError as exc:
         raise click.ClickException(str(exc)) from exc

@@ -205,8 +205,12 @@ def test_log_metric_reports_components():
                log_metric=lambda name, value: metrics.__setitem__(name, value),
                log_extra=lambda column, values: extra.__setitem__(column, values))
     assert metrics == {"rewards/acc_fmt/math_accuracy/mean": 0.25, "rewards/acc_fmt/tag_format/mean": 0.5}
-    # verdict statuses go to TRL's completions table, one per completion
-    assert extra == {"acc_fmt/math_accuracy/status": ["ok", "ok", "hedged", "no_answer"]}
+    # component values and verdict statuses go to TRL's completions table, one per completion
+    assert extra == {
+        "acc_fmt/math_accuracy": [1.0, 0.0, 0.0, 0.0],
+        "acc_fmt/tag_format": [1.0, 1.0, 0.0, 0.0],
+        "acc_fmt/math_accuracy/status": ["ok", "ok", "hedged", "no_answer"],
+    }
 
 
 def test_length_reward_helper_is_plain(test_plugin):

@@ -116,11 +116,11 @@ def test_repetition_penalty_table(text, n, max_penalty, expected):
 @pytest.mark.parametrize(
     ("name", "params", "match"),
     [
-        ("tag_format", {"tags": "think"}, "tags must be a non-empty list"),
+        ("tag_format", {"tags": "think"}, "tags: expected a list of strings"),
         ("tag_format", {"tags": ["think", "think"]}, "distinct"),
         ("soft_overlong", {"max_length": 10, "cache": 20}, "cache"),
         ("soft_overlong", {"unit": "words"}, "unit must be one of auto, tokens, chars"),
-        ("soft_overlong", {"max_length": "long"}, "max_length must be a number"),
+        ("soft_overlong", {"max_length": "long"}, "max_length: expected an integer"),
         ("repetition_penalty", {"max_penalty": 1.0}, "max_penalty must be a number <= 0"),
         ("repetition_penalty", {"ngram_size": 0}, "ngram_size"),
         ("cosine_length", {"verifier": "nope"}, "unknown verifier 'nope'"),

@@ -68,7 +68,7 @@ def test_bad_params_name_field_and_accepted_params():
 
 def test_bad_param_value_is_reported_with_field():
     msg = error_of({"combine": "sum", "terms": [{"reward": "soft_overlong", "params": {"cache": "lots"}}]})
-    assert msg.startswith("spec.terms[0].params: soft_overlong: cache must be a number, got 'lots'")
+    assert msg.startswith("spec.terms[0].params.cache: expected an integer (a parameter of reward 'soft_overlong'), got str 'lots'")
 
 
 def test_bad_verifier_param_fails_at_build_time():
@@ -90,7 +90,7 @@ def test_bad_verifier_param_fails_at_build_time():
         ({"combine": "sum", "terms": [{"weight": 1}]}, "spec.terms[0]: needs exactly one of 'reward'"),
         ({"combine": "sum", "terms": [{"reward": "tag_format", "combine": "sum"}]}, "needs exactly one of 'reward'"),
         ({"combine": "sum", "terms": [{"reward": "tag_format", "wieght": 2}]},
-         "spec.terms[0]: unknown field(s) 'wieght'; allowed: reward, params, weight, name, where"),
+         "spec.terms[0]: unknown field(s) 'wieght'; allowed: reward, params, verifier, weight, name, where"),
         ({"combine": "sum", "terms": [{"reward": "tag_format", "params": [1]}]},
          "spec.terms[0].params: expected a mapping"),
         ({"combine": "gate", "when": "tag_format", "then": "tag_format", "threshold": "yes"},

@@ -79,3 +79,37 @@ def test_grpo_steps_with_composed_reward(tmp_path, ci_require, conversational, u
     else:
         assert isinstance(completion, str)
     assert len(call["completions"]) == 4
+
+
+@pytest.mark.slow
+def test_train_trl_example_runs_with_cpu_switch_and_logs_components_per_sample(tmp_path, ci_require):
+    """examples/train_trl.py --cpu on a tiny local model: no bf16, and TRL's completions table gets each
+    completion's component values and verdict status through log_extra."""
+    require_module(ci_require, "trl", "trl (train extra) for GRPOTrainer")
+    require_module(ci_require, "datasets", "datasets (train extra)")
+    import importlib.util
+    from pathlib import Path
+
+    from rewardkit.train.tiny_model import build_tiny_model
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "train_trl.py"
+    spec = importlib.util.spec_from_file_location("train_trl_example", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    assert example.parse_args([]).cpu is False and example.use_bf16(cpu=True) is False
+    model_dir = build_tiny_model(tmp_path / "tiny")
+    out = tmp_path / "out"
+    trainer = example.main([
+        "--cpu", "--model", str(model_dir), "--steps", "1", "--output-dir", str(out), "--plain",
+        "--batch-size", "4", "--num-generations", "4", "--max-completion-length", "8",
+    ])
+    assert trainer.args.use_cpu and not trainer.args.bf16
+    assert (out / "config.json").is_file()
+    extra = {k: list(v) for k, v in trainer._logs["extra"].items()}
+    n = len(trainer._logs["completion"])
+    for column in ("math_reward/math_accuracy", "math_reward/tag_format", "math_reward/soft_overlong",
+                   "math_reward/math_accuracy/status"):
+        assert column in extra and len(extra[column]) == n, (column, sorted(extra))
+    assert set(extra["math_reward/math_accuracy"]) <= {0.0, 1.0, None}
+    assert all(-1.0 <= v <= 0.0 for v in extra["math_reward/soft_overlong"])
+    assert set(extra["math_reward/math_accuracy/status"]) <= {s.value for s in rk.Status}

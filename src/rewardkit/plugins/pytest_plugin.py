@@ -1,4 +1,4 @@
-"""pytest fixtures for people who unit-test their own rewardkit verifiers and plugins.
+"""pytest fixtures for people who unit-test their own rewardkit verifiers, rewards and plugins.
 
 Loaded automatically through the ``pytest11`` entry point once rewardkit is installed::
 
@@ -9,11 +9,20 @@ Loaded automatically through the ``pytest11`` entry point once rewardkit is inst
             ("no idea", "4", "no_answer"),             # a string means ``verdict.status``
             ("**B**", "B", {"correct": True, "extracted": "B"}),  # a dict checks those fields only
         ])
+
+    def test_my_reward(rewardkit_call_reward):
+        call = rewardkit_call_reward("my-reward", ["LOUD", "quiet"], answer=["x", "y"], expected=[1.0, 0.0])
+        assert call.metrics == {} and call.extra == {}  # what it logged through TRL's log_metric / log_extra
 """
 
 from __future__ import annotations
 
+import asyncio
+import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -159,3 +168,159 @@ def _describe(
     if verdict.details:
         lines.append(f"  details: {_preview(dict(verdict.details))}")
     return "\n".join(lines)
+
+
+@dataclass
+class RewardCall:
+    """What one TRL-style reward call returned and logged.
+
+    ``values``: the plain-text call's result; ``chat_values``: the same completions as chat messages
+    (None when not run); ``metrics``: every ``log_metric(name, value)`` by name (a list per name);
+    ``extra``: every ``log_extra(column, values)`` column (the values of all calls, concatenated).
+    """
+
+    values: list[float | None]
+    chat_values: list[float | None] | None = None
+    metrics: dict[str, list[float]] = field(default_factory=dict)
+    extra: dict[str, list[Any]] = field(default_factory=dict)
+
+
+@pytest.fixture
+def rewardkit_call_reward() -> Iterator[Callable[..., RewardCall]]:
+    """A function ``call(reward, completions, *, prompts=None, expected=None, chat=True, tolerance=1e-9,
+    **columns) -> RewardCall`` that calls a reward exactly as TRL's GRPOTrainer does: keyword arguments,
+    one list per dataset column, ``trainer_state``, ``log_metric`` and ``log_extra``.
+
+    ``reward`` is a registered name, a spec (dict or YAML/JSON path) or any reward callable (async too).
+    String completions are scored twice, as plain text and as chat messages
+    (``[{"role": "assistant", "content": c}]``, with chat prompts), and the two must agree. It fails when
+    the reward returns the wrong number of values or a non-number, logs a column without one value per
+    completion, or (with ``expected``) returns other values. Rewards it builds are closed at teardown."""
+    owned: list[Any] = []
+    try:
+        yield lambda *args, **kwargs: call_reward(owned, *args, **kwargs)
+    finally:
+        for reward in owned:
+            close = getattr(reward, "close", None)
+            if callable(close):
+                close()
+
+
+def call_reward(
+    owned: list[Any],
+    reward: Any,
+    completions: Sequence[Any],
+    *,
+    prompts: Sequence[Any] | None = None,
+    expected: Sequence[float | None] | None = None,
+    chat: bool = True,
+    tolerance: float = 1e-9,
+    **columns: Sequence[Any],
+) -> RewardCall:
+    """Call ``reward`` the way TRL does (see :func:`rewardkit_call_reward`) and check what it returns."""
+    func = _reward_callable(reward, owned)
+    n = len(completions)
+    for name, column in columns.items():
+        if not isinstance(column, (list, tuple)) or len(column) != n:
+            raise TypeError(f"column {name!r} must be a list with one value per completion ({n})")
+    result = RewardCall(values=[])
+    plain = all(isinstance(c, str) for c in completions)
+    prompt_list = list(prompts) if prompts is not None else ["" for _ in completions]
+    result.values = _call(func, result, prompt_list, list(completions), columns, "")
+    if chat and plain:
+        chat_prompts = [p if not isinstance(p, str) else [{"role": "user", "content": p}] for p in prompt_list]
+        chat_completions = [[{"role": "assistant", "content": c}] for c in completions]
+        result.chat_values = _call(func, result, chat_prompts, chat_completions, columns, " (chat completions)")
+        if not _same_values(result.values, result.chat_values, tolerance):
+            pytest.fail(
+                f"reward {_name(func)} scores chat completions differently from their plain text:\n"
+                + _table(completions, result.values, result.chat_values, "plain", "chat"),
+                pytrace=False,
+            )
+    if expected is not None:
+        if len(expected) != n:
+            raise TypeError(f"expected must have one value per completion ({n}), got {len(expected)}")
+        if not _same_values(result.values, list(expected), tolerance):
+            pytest.fail(
+                f"reward {_name(func)} returned other values than expected:\n"
+                + _table(completions, list(expected), result.values, "expected", "got"),
+                pytrace=False,
+            )
+    return result
+
+
+def _reward_callable(reward: Any, owned: list[Any]) -> Any:
+    import rewardkit as rk
+
+    if isinstance(reward, (Mapping, Path)) or (
+        isinstance(reward, str) and reward.endswith((".yaml", ".yml", ".json"))
+    ):
+        built = rk.build_reward(reward)
+        owned.append(built)
+        return built
+    if isinstance(reward, str):
+        built = rk.get_reward(reward)
+        owned.append(built)
+        return built
+    if not callable(reward):
+        raise TypeError(f"reward must be a name, a spec or a callable, got {type(reward).__name__}")
+    return reward
+
+
+def _call(
+    func: Any, result: RewardCall, prompts: list[Any], completions: list[Any],
+    columns: Mapping[str, Sequence[Any]], variant: str,
+) -> list[float | None]:
+    n = len(completions)
+
+    def log_metric(name: str, value: float) -> None:
+        if not isinstance(name, str) or isinstance(value, bool) or not isinstance(value, (int, float)):
+            pytest.fail(f"log_metric needs (str, number), got ({name!r}, {value!r}){variant}", pytrace=False)
+        result.metrics.setdefault(name, []).append(float(value))
+
+    def log_extra(column: str, values: list) -> None:
+        if len(values) != n:
+            pytest.fail(
+                f"log_extra column {column!r} got {len(values)} values for {n} completions{variant}; "
+                f"TRL's completions table needs one per completion",
+                pytrace=False,
+            )
+        result.extra.setdefault(column, []).extend(values)
+
+    state = SimpleNamespace(global_step=0, max_steps=1, epoch=0.0)
+    out = func(
+        prompts=prompts, completions=completions, **{k: list(v) for k, v in columns.items()},
+        trainer_state=state, log_extra=log_extra, log_metric=log_metric,
+    )
+    if asyncio.iscoroutine(out):
+        out = asyncio.run(out)
+    if not isinstance(out, (list, tuple)) or len(out) != n:
+        got = f"{len(out)} values" if isinstance(out, (list, tuple)) else type(out).__name__
+        pytest.fail(f"reward {_name(func)} returned {got} for {n} completions{variant}", pytrace=False)
+    for value in out:
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            pytest.fail(f"reward {_name(func)} returned {value!r}{variant}: expected a number or None", pytrace=False)
+    return [None if v is None else float(v) for v in out]
+
+
+def _same_values(a: Sequence[float | None], b: Sequence[float | None], tolerance: float) -> bool:
+    def same(x: float | None, y: float | None) -> bool:
+        if x is None or y is None:
+            return x is y
+        if math.isnan(x) or math.isnan(y):
+            return math.isnan(x) and math.isnan(y)
+        return abs(x - y) <= tolerance
+
+    return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+
+
+def _table(completions: Sequence[Any], left: Sequence[Any], right: Sequence[Any], lname: str, rname: str) -> str:
+    lines = []
+    for i, (c, x, y) in enumerate(zip(completions, left, right)):
+        mark = "  " if _same_values([x], [y], 1e-9) else "!="
+        lines.append(f"  {mark} #{i} {lname}={x!r} {rname}={y!r}  completion={_preview(c)}")
+    return "\n".join(lines)
+
+
+def _name(func: Any) -> str:
+    return repr(getattr(func, "__name__", type(func).__name__))

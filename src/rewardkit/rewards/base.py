@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from rewardkit._errors import ConfigError
+from rewardkit._errors import ConfigError, RewardError, RewardkitError
 from rewardkit.rewards.batch import Batch
 
 if TYPE_CHECKING:
@@ -82,12 +82,23 @@ class Reward:
 
     def __call__(self, prompts: Any = None, completions: Any = None, **kwargs: Any) -> list[float | None]:
         batch = Batch.from_call(prompts, completions, kwargs)
-        scored = self.score(batch)
+        scored = guarded_score(self, batch, self.name)
         self._log(batch, scored)
         return scored.values
 
+    def explain(self, prompts: Any = None, completions: Any = None, **columns: Any) -> list[dict[str, Any]]:
+        """Per row, what this reward made of it: ``reward``, ``components`` (each leaf's value), ``status`` and
+        ``extracted`` (the first verifier term's) and ``verdicts`` (every verifier term's), as
+        ``rewardkit score`` writes them. Takes the same arguments as a call; logs nothing."""
+        from rewardkit.rewards.batch_scoring import scored_row
+
+        batch = Batch.from_call(prompts, completions, {k: v for k, v in columns.items() if k not in LOGGERS})
+        scored = guarded_score(self, batch, self.name)
+        return [scored_row(scored, i) for i in range(len(batch))]
+
     def _log(self, batch: Batch, scored: Scored) -> None:
-        """Report components through TRL's ``log_metric`` and verdict statuses through ``log_extra``."""
+        """Report components through TRL's ``log_metric``, and per-sample component values and verdict
+        statuses through ``log_extra`` (columns of TRL's completions table)."""
         composite = len(scored.components) > 1
         if batch.log_metric is not None and composite:
             for label, values in scored.components.items():
@@ -95,6 +106,9 @@ class Reward:
                 if mean is not None:
                     batch.log_metric(f"rewards/{self.name}/{label}/mean", mean)
         if batch.log_extra is not None:
+            if composite:
+                for label, values in scored.components.items():
+                    batch.log_extra(f"{self.name}/{label}", list(values))
             for label, statuses in scored.statuses.items():
                 column = f"{self.name}/{label}/status" if composite else f"{self.name}/status"
                 batch.log_extra(column, list(statuses))
@@ -153,10 +167,15 @@ class FunctionReward(Reward):
         for key in ("trainer_state", "log_metric", "log_extra"):
             if getattr(batch, key) is not None:
                 kwargs[key] = getattr(batch, key)
-        out = self.func(prompts=batch.prompts, completions=batch.completions, **kwargs)
-        if asyncio.iscoroutine(out):
-            out = _run_coroutine(out)
-        values = [None if v is None else float(v) for v in out]
+        try:
+            out = self.func(prompts=batch.prompts, completions=batch.completions, **kwargs)
+            if asyncio.iscoroutine(out):
+                out = _run_coroutine(out)
+            values = [None if v is None else float(v) for v in out]
+        except RewardkitError:
+            raise
+        except Exception as exc:
+            raise RewardError(_failure(self.name, exc, batch)) from exc
         if len(values) != len(batch):
             raise ConfigError(
                 f"reward {self.name!r} returned {len(values)} values for {len(batch)} completions; "
@@ -168,6 +187,29 @@ class FunctionReward(Reward):
         close = getattr(self.func, "close", None)
         if callable(close):
             close()
+
+
+LOGGERS = ("log_metric", "log_extra")
+
+
+def _failure(name: str, exc: BaseException, batch: Batch) -> str:
+    message = f"reward {name!r} raised {type(exc).__name__}: {exc}"
+    if any(not isinstance(c, str) for c in batch.completions):
+        message += (
+            "; its completions are chat messages ([{'role': 'assistant', 'content': ...}]), as TRL passes them "
+            "for a conversational dataset: use rewardkit.completion_text(c) for the text"
+        )
+    return message
+
+
+def guarded_score(reward: Reward, batch: Batch, label: str) -> Scored:
+    """``reward.score(batch)``, with an error from the reward's own code re-raised as a RewardError naming it."""
+    try:
+        return reward.score(batch)
+    except RewardkitError:
+        raise
+    except Exception as exc:
+        raise RewardError(_failure(label, exc, batch)) from exc
 
 
 def callable_name(func: Any) -> str:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from rewardkit._errors import ConfigError
-from rewardkit.rewards.base import Reward, Scored
+from rewardkit.rewards.base import Reward, Scored, guarded_score
 from rewardkit.rewards.batch import Batch
 
 Row = list["float | None"]
@@ -75,7 +76,7 @@ class Combinator(Reward):
         merged = Scored(values=[])
         for field in self.term_fields:
             for term in self.terms[field]:
-                scored = term.reward.score(batch)
+                scored = guarded_score(term.reward, batch, term.label)
                 if len(scored.values) != len(batch):
                     raise ConfigError(
                         f"term {term.label!r} of {self.name!r} returned {len(scored.values)} values "
@@ -233,12 +234,31 @@ class Where(Reward):
 
     ``conditions`` maps a column to a value or a list of accepted values, e.g. ``{"task": "math"}``.
     The inner reward only sees the matching rows, so a mixed dataset costs each verifier only its own rows.
+    A call where no row matches, before any call ever matched, warns once naming the values the column had
+    (``where: {task: Math}`` against a column of ``math`` would otherwise silently switch the term off).
     """
 
     def __init__(self, inner: Reward, conditions: Mapping[str, Any]) -> None:
         super().__init__(inner.name)
         self.inner = inner
         self.conditions = {k: list(v) if isinstance(v, (list, tuple, set)) else [v] for k, v in conditions.items()}
+        self._matched = False
+        self._warned = False
+
+    def _warn_unmatched(self, batch: Batch) -> None:
+        if self._matched or self._warned or not len(batch):
+            return
+        self._warned = True
+        seen = "; ".join(
+            f"{c!r} has {', '.join(sorted({repr(v) for v in batch.columns[c]})[:10])}" for c in self.conditions
+        )
+        wanted = ", ".join(f"{c} in {accepted!r}" for c, accepted in self.conditions.items())
+        warnings.warn(
+            f"reward {self.name!r} applies where {wanted}, but no row of this batch matched ({seen}); "
+            f"if no row of the data ever matches, this term never applies (warned once)",
+            UserWarning,
+            stacklevel=4,
+        )
 
     def score(self, batch: Batch) -> Scored:
         for column in self.conditions:
@@ -251,6 +271,10 @@ class Where(Reward):
             i for i in range(len(batch))
             if all(batch.columns[c][i] in accepted for c, accepted in self.conditions.items())
         ]
+        if rows:
+            self._matched = True
+        else:
+            self._warn_unmatched(batch)
         inner = self.inner.score(batch.subset(rows)) if rows else Scored(values=[])
         n = len(batch)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Literal
 
 from rewardkit._errors import ConfigError
 from rewardkit.rewards.base import Reward, Scored
@@ -96,3 +97,107 @@ class RepetitionPenalty(Reward):
 
     def score(self, batch: Batch) -> Scored:
         return Scored.leaf(self.name, [self.penalty(t) for t in batch.texts])
+
+
+class ThinkFormat(Reward):
+    """R1/Qwen3 reasoning format: one ``<think>...</think>`` block first, then a non-empty answer.
+
+    1.0 when the completion (after ``prefix``) starts with ``<think>`` (leading whitespace allowed), has
+    exactly one ``<think>`` and one ``</think>``, non-blank thinking (unless ``allow_empty_think``, for
+    Qwen3's non-thinking mode), and non-blank text after ``</think>``; else 0.0. A chat message's
+    ``reasoning_content`` counts as the think block (see ``completion_text``).
+    """
+
+    def __init__(self, prefix: str = "", allow_empty_think: bool = False) -> None:
+        super().__init__("think_format")
+        self.prefix = prefix
+        self.allow_empty_think = bool(allow_empty_think)
+
+    def value(self, text: str) -> float:
+        text = self.prefix + text
+        if text.count("<think>") != 1 or text.count("</think>") != 1:
+            return 0.0
+        body = text.lstrip()
+        if not body.startswith("<think>"):
+            return 0.0
+        thinking, _, answer = body[len("<think>"):].partition("</think>")
+        if not answer.strip() or (not thinking.strip() and not self.allow_empty_think):
+            return 0.0
+        return 1.0
+
+    def score(self, batch: Batch) -> Scored:
+        return Scored.leaf(self.name, [self.value(t) for t in batch.texts])
+
+
+_STEP_LINE = re.compile(
+    r"^[ \t]*(?:(?:step[ \t]+\d+[ \t]*[:.)]|(?:first|second|third|next|then|finally),)[ \t]*\S"
+    r"|(?:\d+[.)]|[-*\u2022])[ \t]+\S)",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+class ReasoningSteps(Reward):
+    """Rewards visible step-by-step reasoning (open-r1's ``reasoning_steps``): ``min(1, steps / min_steps)``.
+
+    A step is a line that starts with ``Step N:``, a numbered item (``1.``, ``2)``), a bullet (``-``, ``*``,
+    ``•``) or ``First,``/``Second,``/``Third,``/``Next,``/``Then,``/``Finally,`` and has text after it. Unlike
+    open-r1's regex, markers are counted once per line and only at a line start, so ``Step 1: Step 2: Step 3:``
+    on one line is one step. ``region: think`` counts only inside the ``<think>`` block.
+    """
+
+    def __init__(self, min_steps: int = 3, region: Literal["all", "think"] = "all") -> None:
+        super().__init__("reasoning_steps")
+        if isinstance(min_steps, bool) or not isinstance(min_steps, int) or min_steps < 1:
+            raise ConfigError(f"reasoning_steps: min_steps must be an integer >= 1, got {min_steps!r}")
+        if region not in ("all", "think"):
+            raise ConfigError(f"reasoning_steps: region must be 'all' or 'think', got {region!r}")
+        self.min_steps = min_steps
+        self.region = region
+
+    def steps(self, text: str) -> int:
+        if self.region == "think":
+            match = re.search(r"<think>(.*?)(?:</think>|$)", text, re.DOTALL)
+            text = match.group(1) if match else ""
+        return len(_STEP_LINE.findall(re.sub(r"</?think>", "\n", text)))
+
+    def score(self, batch: Batch) -> Scored:
+        return Scored.leaf(self.name, [min(1.0, self.steps(t) / self.min_steps) for t in batch.texts])
+
+
+class TagCount(Reward):
+    """Partial credit for the tag skeleton (open-r1's ``tag_count``): each of ``2 * len(tags)`` checks earns
+    an equal share.
+
+    Per tag: its opening tag appears exactly once, followed by a newline; its closing tag appears exactly
+    once, preceded by a newline (``newlines: false`` drops the newline requirements). With
+    ``require_content`` (default), a tag whose opening and closing tags enclose only whitespace earns nothing,
+    so ``<think>\\n\\n</think>`` is not paid for (open-r1 pays it).
+    """
+
+    def __init__(
+        self, tags: Sequence[str] = ("think", "answer"), newlines: bool = True, require_content: bool = True
+    ) -> None:
+        super().__init__("tag_count")
+        if isinstance(tags, str) or not tags or not all(isinstance(t, str) and _TAG_NAME.match(t) for t in tags):
+            raise ConfigError(
+                f"tag_count: tags must be a non-empty list of tag names like ['think', 'answer'], got {tags!r}"
+            )
+        self.tags = list(tags)
+        self.newlines = bool(newlines)
+        self.require_content = bool(require_content)
+
+    def value(self, text: str) -> float:
+        earned = 0
+        for tag in self.tags:
+            opening, closing = f"<{tag}>", f"</{tag}>"
+            open_ok = text.count(opening) == 1 and (not self.newlines or f"{opening}\n" in text)
+            close_ok = text.count(closing) == 1 and (not self.newlines or f"\n{closing}" in text)
+            if self.require_content and open_ok and close_ok:
+                start, end = text.find(opening) + len(opening), text.find(closing)
+                if end < start or not text[start:end].strip():
+                    continue
+            earned += int(open_ok) + int(close_ok)
+        return earned / (2 * len(self.tags))
+
+    def score(self, batch: Batch) -> Scored:
+        return Scored.leaf(self.name, [self.value(t) for t in batch.texts])

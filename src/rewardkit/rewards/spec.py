@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
+import math
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from rewardkit._errors import ConfigError
+from rewardkit._param_types import ParamValueError, check_values
 from rewardkit.plugins.registry import Registries
 from rewardkit.rewards.base import Reward, as_reward
 from rewardkit.rewards.combinators import Combinator, Term, Where
 
-REWARD_FIELDS = ("reward", "params", "weight", "name", "where")
+REWARD_FIELDS = ("reward", "params", "verifier", "weight", "name", "where")
 COMBINE_FIELDS = ("combine", "name", "weight", "where")
 TRL_PARAMS = ("prompts", "completions")
 
@@ -43,19 +46,55 @@ def _accepted(func: Callable[..., Any], exclude: tuple[str, ...] = ()) -> str:
     return ", ".join(names) or "(none)"
 
 
-def make_reward(registries: Registries, name: str, params: Mapping[str, Any], where: str = "") -> Any:
-    """The reward registered under ``name`` made with ``params`` (see docs/rewards.md, "Registering")."""
-    at = f"{where}: " if where else ""
+def resolve_reward(registries: Registries, name: Any, at: str = "") -> Any:
+    """The object registered under ``name``, or the one a ``"package.module:attribute"`` name imports."""
     if not isinstance(name, str):
         raise ConfigError(f"{at}a reward name must be a string, got {type(name).__name__} {name!r}")
-    if name not in registries.rewards:
-        raise ConfigError(f"{at}{registries.rewards.unknown_message(name)}")
-    obj = registries.rewards.get(name)
+    if name in registries.rewards:
+        return registries.rewards.get(name)
+    if ":" not in name:
+        raise ConfigError(
+            f"{at}{registries.rewards.unknown_message(name)} "
+            f"(or give an importable function as 'package.module:function')"
+        )
+    module_name, _, attr = name.partition(":")
+    try:
+        obj: Any = importlib.import_module(module_name)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except ImportError as exc:
+        raise ConfigError(f"{at}cannot import module {module_name!r} for reward {name!r}: {exc}") from None
+    except AttributeError:
+        raise ConfigError(f"{at}module {module_name!r} has no attribute {attr!r} (reward {name!r})") from None
+    if not callable(obj):
+        raise ConfigError(f"{at}{name!r} is a {type(obj).__name__}, not a reward function or factory")
+    return obj
+
+
+def make_reward(registries: Registries, name: str, params: Mapping[str, Any], where: str = "") -> Any:
+    """The reward registered under ``name`` made with ``params`` (see docs/rewards.md, "Registering").
+
+    ``name`` may also be ``"package.module:function"``: that object is imported and treated as a
+    registered one (a plain TRL reward function, or a factory).
+    """
+    at = f"{where}: " if where else ""
+    obj = resolve_reward(registries, name, at)
     params = dict(params)
+    try:
+        return _made(obj, name, params, at)
+    except ParamValueError as exc:
+        field = f"{where}.{exc.param}" if where.endswith(".params") else f"{where}.params.{exc.param}" if where else exc.param
+        raise ConfigError(f"{field}: {exc.detail}") from None
+
+
+def _made(obj: Any, name: str, params: dict[str, Any], at: str) -> Any:
     if is_factory(obj):
         _bind(obj, params, name, at, ())
+        check_values("reward", name, obj, params)
         try:
             reward = obj(**params)
+        except ParamValueError:
+            raise
         except ConfigError as exc:
             raise ConfigError(f"{at}{exc}") from None
         except (TypeError, ValueError) as exc:
@@ -70,6 +109,7 @@ def make_reward(registries: Registries, name: str, params: Mapping[str, Any], wh
     if not params:
         return obj
     _bind(obj, params, name, at, TRL_PARAMS)
+    check_values("reward", name, obj, params)
     # TRL logs rewards under ``reward_func.__name__``; a bare partial has none.
     bound = functools.partial(obj, **params)
     functools.update_wrapper(bound, obj)
@@ -149,6 +189,8 @@ class SpecBuilder:
         weight = node.get("weight", 1.0)
         if isinstance(weight, bool) or not isinstance(weight, (int, float)):
             raise ConfigError(f"{path}.weight: expected a number, got {type(weight).__name__} {weight!r}")
+        if not math.isfinite(weight):
+            raise ConfigError(f"{path}.weight: expected a finite number, got {weight!r}")
         label = node.get("name")
         if label is not None and (not isinstance(label, str) or not label):
             raise ConfigError(f"{path}.name: expected a non-empty string, got {label!r}")
@@ -161,6 +203,7 @@ class SpecBuilder:
                 raise ConfigError(
                     f"{path}.where: expected a mapping of column name to value(s), e.g. {{task: math}}, got {where!r}"
                 )
+            _check_where_values(where, f"{path}.where")
             reward = Where(reward, where)
         return reward, reward.name, float(weight)
 
@@ -169,6 +212,10 @@ class SpecBuilder:
         params = node.get("params") or {}
         if not isinstance(params, Mapping):
             raise ConfigError(f"{path}.params: expected a mapping of parameter names to values, got {params!r}")
+        if "verifier" in node:
+            if "verifier" in params:
+                raise ConfigError(f"{path}: give 'verifier' once, as a field or in params, not both")
+            params = {"verifier": node["verifier"], **params}
         name = node["reward"]
         made = make_reward(self.registries, name, params, f"{path}.params" if params else f"{path}.reward")
         return as_reward(made, name)
@@ -209,6 +256,8 @@ class SpecBuilder:
                 if isinstance(value, bool) or not isinstance(value, spec.types):
                     expected = " or ".join("null" if t is type(None) else t.__name__ for t in spec.types)
                     raise ConfigError(f"{path}.{option}: expected {expected} ({spec.help}), got {value!r}")
+                if isinstance(value, float) and not math.isfinite(value):
+                    raise ConfigError(f"{path}.{option}: expected a finite number ({spec.help}), got {value!r}")
                 settings[option] = value
         label_list = [t.label for field in cls.term_fields for t in terms[field]]
         name = f"{kind}_{'_'.join(label_list)}"
@@ -216,6 +265,22 @@ class SpecBuilder:
             return cls(name, terms, **settings)
         except ConfigError as exc:
             raise ConfigError(f"{path}: {exc}") from None
+
+
+SCALARS = (str, int, float, bool, type(None))
+
+
+def _check_where_values(where: Mapping[str, Any], path: str) -> None:
+    for column, accepted in where.items():
+        values = accepted if isinstance(accepted, (list, tuple)) else [accepted]
+        if not values:
+            raise ConfigError(f"{path}.{column}: expected a value or a non-empty list of values, got {accepted!r}")
+        for value in values:
+            if not isinstance(value, SCALARS) or (isinstance(value, float) and math.isnan(value)):
+                raise ConfigError(
+                    f"{path}.{column}: expected a column value (string, number, true/false or null) or a list of "
+                    f"them, got {type(value).__name__} {value!r}"
+                )
 
 
 def _unique(label: str, used: set[str]) -> str:

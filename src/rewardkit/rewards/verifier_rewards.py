@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rewardkit._errors import ConfigError
+from rewardkit._param_types import ParamValueError
 from rewardkit.rewards.base import Reward, Scored
 from rewardkit.rewards.batch import Batch
 from rewardkit.verifiers.base import Verifier
@@ -123,6 +124,8 @@ def check_verifier_params(reward: str, verifier: str, params: Mapping[str, Any])
         raise ConfigError(f"reward {reward!r} needs verifier {verifier!r}: {registry.unknown_message(verifier)}")
     try:
         _factories.check_params("verifier", verifier, registry.get(verifier), dict(params))
+    except ParamValueError:
+        raise
     except ConfigError as exc:
         raise ConfigError(f"reward {reward!r}: {exc}") from None
 
@@ -148,6 +151,8 @@ class VerifierReward(Reward):
         value: str = "score",
     ) -> None:
         super().__init__(name)
+        if not isinstance(verifier, str) or not verifier:
+            raise ConfigError(f"reward {name!r}: verifier must be a registered verifier name, got {verifier!r}")
         if value not in ("score", "correct"):
             raise ConfigError(f"reward {name!r}: value must be 'score' or 'correct', got {value!r}")
         if not isinstance(reference_key, str) and not (
@@ -155,6 +160,12 @@ class VerifierReward(Reward):
         ):
             raise ConfigError(
                 f"reward {name!r}: reference_key must be a column name or a list of them, got {reference_key!r}"
+            )
+        if context_keys is not None and not (
+            isinstance(context_keys, Mapping) and all(isinstance(v, str) for v in context_keys.values())
+        ):
+            raise ConfigError(
+                f"reward {name!r}: context_keys must map verifier context names to column names, got {context_keys!r}"
             )
         self.verifier_params = dict(verifier_params or {})
         check_verifier_params(name, verifier, self.verifier_params)
@@ -258,4 +269,24 @@ def code_all_pass(
     return VerifierReward(
         "code_all_pass", "code", verifier_params={"sandbox": sandbox, **verifier_params},
         reference_key=reference_key, value="correct",
+    )
+
+
+def verifier_accuracy(
+    verifier: str,
+    *,
+    reference_key: str | Sequence[str] = DEFAULT_REFERENCE_KEYS,
+    context_keys: Mapping[str, str] | None = None,
+    value: str = "score",
+    **verifier_params: Any,
+) -> VerifierReward:
+    """Any registered verifier (a plugin's too) as a reward: the verdict score per row against its reference.
+
+    Every other parameter is the verifier's own, checked now against its declared types and ranges;
+    ``context_keys`` maps verifier context names to dataset columns (``{options: choices}``);
+    ``value: correct`` pays 1.0/0.0 instead of the verdict's partial credit.
+    """
+    return VerifierReward(
+        "verifier_accuracy", verifier, verifier_params=verifier_params, reference_key=reference_key,
+        context_keys=context_keys, value=value,
     )

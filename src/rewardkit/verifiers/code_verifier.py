@@ -79,6 +79,7 @@ class CodeVerifier(Verifier):
     """Scores a program by the fraction of reference tests it passes (see the module docstring)."""
 
     name = "code"
+    params_schema = CodeConfig  # its fields are checked when a spec is built (rewardkit._param_types)
 
     def __init__(self, sandbox: str | Sandbox = "local", sandbox_options: dict[str, Any] | None = None,
                  **settings: Any) -> None:

@@ -108,6 +108,7 @@ class MCQVerifier(Verifier):
 
     name = "mcq"
     batch_threads = 1  # microseconds of pure Python per sample: inline, no thread pool
+    params_schema = MCQConfig  # checked when a spec is built (rewardkit._param_types)
 
     def __init__(
         self,

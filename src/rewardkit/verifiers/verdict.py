@@ -4,20 +4,47 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
-OK = "ok"
-NO_ANSWER = "no_answer"
-PARSE_ERROR = "parse_error"
-HEDGED = "hedged"
-TIMEOUT = "timeout"
-ERROR = "error"
-INVALID_REFERENCE = "invalid_reference"
-COMPILE_ERROR = "compile_error"
-RUNTIME_ERROR = "runtime_error"
-MEMORY_LIMIT = "memory_limit"
-OUTPUT_LIMIT = "output_limit"
-SANDBOX_ERROR = "sandbox_error"
+
+class Status(str, Enum):
+    """Why a verdict earned what it did. A str-Enum: ``Status.HEDGED == "hedged"`` is True, and it prints,
+    formats and serialises as its plain value, so code comparing statuses with strings keeps working."""
+
+    OK = "ok"
+    NO_ANSWER = "no_answer"
+    PARSE_ERROR = "parse_error"
+    HEDGED = "hedged"
+    TIMEOUT = "timeout"
+    ERROR = "error"
+    INVALID_REFERENCE = "invalid_reference"
+    COMPILE_ERROR = "compile_error"
+    RUNTIME_ERROR = "runtime_error"
+    MEMORY_LIMIT = "memory_limit"
+    OUTPUT_LIMIT = "output_limit"
+    SANDBOX_ERROR = "sandbox_error"
+    INVALID_OPTION = "invalid_option"
+    OPTION_MISMATCH = "option_mismatch"
+
+    __str__ = str.__str__
+    __format__ = str.__format__  # type: ignore[assignment]
+    __repr__ = str.__repr__
+
+
+OK = Status.OK
+NO_ANSWER = Status.NO_ANSWER
+PARSE_ERROR = Status.PARSE_ERROR
+HEDGED = Status.HEDGED
+TIMEOUT = Status.TIMEOUT
+ERROR = Status.ERROR
+INVALID_REFERENCE = Status.INVALID_REFERENCE
+COMPILE_ERROR = Status.COMPILE_ERROR
+RUNTIME_ERROR = Status.RUNTIME_ERROR
+MEMORY_LIMIT = Status.MEMORY_LIMIT
+OUTPUT_LIMIT = Status.OUTPUT_LIMIT
+SANDBOX_ERROR = Status.SANDBOX_ERROR
+_BY_VALUE = {s.value: s for s in Status}
 
 INFRASTRUCTURE_STATUSES = frozenset({SANDBOX_ERROR, INVALID_REFERENCE})
 
@@ -27,7 +54,8 @@ class Verdict:
     """One completion judged against one reference.
 
     ``status`` is ``"ok"`` when the judgement ran to the end (whether or not the answer is right);
-    any other status says why the answer earned nothing or only partial credit.
+    any other status says why the answer earned nothing or only partial credit. A known status is a
+    :class:`Status` (equal to its string); a plugin's own status strings are kept as they are.
     """
 
     score: float
@@ -42,6 +70,8 @@ class Verdict:
             raise ValueError(f"verdict score must lie in [0, 1], got {self.score!r}")
         object.__setattr__(self, "score", score)
         object.__setattr__(self, "correct", bool(self.correct))
+        if isinstance(self.status, str) and not isinstance(self.status, Status) and self.status in _BY_VALUE:
+            object.__setattr__(self, "status", _BY_VALUE[self.status])
 
     @classmethod
     def fail(cls, status: str, extracted: str | None = None, **details: Any) -> Verdict:
@@ -57,7 +87,7 @@ class Verdict:
         return {
             "score": self.score,
             "correct": self.correct,
-            "status": self.status,
+            "status": str(self.status),
             "extracted": self.extracted,
             "details": dict(self.details),
         }
