@@ -22,6 +22,7 @@ from rewardkit.verifiers.math_forms import (
     is_relation,
     normalize,
     plain_text,
+    rows,
     split_values,
     strip_units,
     top_level_split,
@@ -103,6 +104,11 @@ def equivalent(gold: str, answer: str) -> bool | None:
     if g_tuple is not None and a_tuple is not None:
         return g_tuple[0] == a_tuple[0] and len(g_tuple[1]) == len(a_tuple[1]) and all(
             same_number(x, y) for x, y in zip(g_tuple[1], a_tuple[1]))
+    g_rows, a_rows = rows(g_core), rows(a_core)
+    if g_rows is not None or a_rows is not None:
+        if g_rows is None or a_rows is None or g_rows[0] != a_rows[0] or len(g_rows[1]) != len(a_rows[1]):
+            return False
+        return all(equivalent(x, y) for x, y in zip(g_rows[1], a_rows[1]))
     from math_verify import verify
 
     g_text, a_text = imaginary_unit(for_sympy(g_core), for_sympy(a_core))

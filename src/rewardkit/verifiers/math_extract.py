@@ -154,7 +154,7 @@ def _fallback(text: str) -> ExtractedAnswer | None:
     values = tuple(v for v in (_strip_delimiters(s.text) for s in group) if v)
     if not values:
         return None
-    source = "last_math" if text[group[-1].start] in "$\\" else "last_number"
+    source = "last_math" if group[-1].kind == "math" else "last_number"
     return ExtractedAnswer(", ".join(values), source, values, group[0].start)
 
 

@@ -12,6 +12,8 @@ _DELIMS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
 _INNER_DELIMS = re.compile(r"(?<!\\)\$+|(?<!\\)\\[()\[\]]")
 # ``\,`` and friends are spacing, but the ``\ `` of a ``\\ `` row break is not: its backslash is escaped.
 _SPACING = re.compile(r"(?<!\\)\\[,;:! ]|\\(?:displaystyle|left|right|big|Big|bigl|bigr)\b|\s+")
+_DOUBLE_PARENS = re.compile(r"\(\s*\(([^()]*)\)\s*\)")
+_MAX_COLLAPSE = 20_000
 _DEGREES = re.compile(r"\^\s*\{?\\circ\}?|°|\\degree\b")
 _DEGREE_VALUE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:\^\s*\{?\\circ\}?|°|\\degree\b)")
 _TRIG = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc)\b|\b(?:sin|cos|tan)\(")
@@ -62,7 +64,29 @@ def normalize(text: str) -> str:
         text = _DEGREE_VALUE.sub(r"(\1\\pi/180)", text)  # sin(90° - x) is cos x; not sin(90 - x)
     text = _DEGREES.sub("", text)
     text = _SPACING.sub(" ", text).strip()
-    return text.rstrip(".").strip()
+    return _collapse_parentheses(text).rstrip(".").strip()
+
+
+def _collapse_parentheses(text: str) -> str:
+    """``((((1))))`` → ``(1)``: redundant nesting only costs the parser time (300 levels take seconds)."""
+    if len(text) > _MAX_COLLAPSE:
+        return text
+    while "((" in text:
+        collapsed = _DOUBLE_PARENS.sub(r"(\1)", text)
+        if collapsed == text:
+            break
+        text = collapsed
+    return text
+
+
+def rows(text: str) -> tuple[str, list[str]] | None:
+    """A value written as rows outside a matrix environment (``(12 \\\\ 3)``): its brackets and rows."""
+    if "\\\\" not in text or "\\begin" in text:
+        return None
+    brackets = ""
+    if text[:1] in "([" and text[-1:] in ")]":
+        brackets, text = text[0] + text[-1], text[1:-1]
+    return brackets, [r.strip() for r in text.split("\\\\")]
 
 
 def top_level_split(text: str, separators: str = ",;") -> list[str]:

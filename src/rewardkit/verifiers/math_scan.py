@@ -13,6 +13,7 @@ from dataclasses import dataclass
 _MATH_TOKEN = re.compile(r"(?<!\\)\$\$|(?<!\\)\$|\\\(|\\\)|\\\[|\\\]")
 _CLOSER = {"$$": "$$", "$": "$", "\\(": "\\)", "\\[": "\\]"}
 _MAX_TOKENS = 20_000
+FINAL_REGION = 4_000
 _BARE_FRACTION = re.compile(r"(?<![\w\\])-?\\[dtc]?frac\{\s*-?\d+(?:\.\d+)?\s*\}\{\s*-?\d+(?:\.\d+)?\s*\}")
 # A number as prose writes it: sign, currency, thousands separators, a decimal point or comma, a fraction
 # bar, a percent word. Each piece is a fixed alternation, so a scan is linear.
@@ -46,6 +47,7 @@ class Span:
     start: int
     end: int
     text: str  # the value, delimiters removed
+    kind: str = "math"  # "math" (delimited or a bare \frac) or "number" (plain prose)
 
 
 def math_spans(text: str, broken: list[Span] | None = None) -> list[Span]:
@@ -91,7 +93,7 @@ def number_spans(text: str) -> list[Span]:
             value = "-" + value
         if match.group("percent"):
             value += "\\%"
-        found.append(Span(match.start(), match.end(), value))
+        found.append(Span(match.start(), match.end(), value, "number"))
     return found
 
 
@@ -108,13 +110,24 @@ def _joined(text: str, spans: list[Span]) -> list[Span]:
 
 def last_math(text: str) -> list[Span]:
     """The values the end of ``text`` commits to: the last delimited math or the last plain number, whichever
-    ends later, with the values joined to it by connectors ("It could be 2 or 3." gives both)."""
+    ends later, with the values joined to it by connectors ("It could be 2 or 3." gives both).
+
+    Only the final-answer region is read: the last ``FINAL_REGION`` characters, moved past an inline ``$``
+    it would otherwise start inside (counted, not scanned, before it)."""
+    offset = 0
+    if len(text) > FINAL_REGION:
+        offset = len(text) - FINAL_REGION
+        dollars = text.count("$", 0, offset) - text.count("\\$", 0, offset)
+        if dollars % 2:
+            offset = text.find("$", offset) + 1 or offset
+        text = text[offset:]
     broken: list[Span] = []
     maths = math_spans(text, broken) if ("$" in text or "\\(" in text or "\\[" in text) else []
     maths = sorted(maths + _bare_fractions(text, maths), key=lambda s: s.start)
     covered = sorted(maths + broken, key=lambda s: s.start)
     merged = sorted(maths + _outside(number_spans(text), covered), key=lambda s: s.start)
-    return _joined(text, merged) if merged else []
+    group = _joined(text, merged) if merged else []
+    return [Span(s.start + offset, s.end + offset, s.text, s.kind) for s in group]
 
 
 def _bare_fractions(text: str, maths: list[Span]) -> list[Span]:
