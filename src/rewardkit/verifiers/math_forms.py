@@ -12,6 +12,7 @@ _DELIMS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
 _INNER_DELIMS = re.compile(r"(?<!\\)\$+|(?<!\\)\\[()\[\]]")
 # ``\,`` and friends are spacing, but the ``\ `` of a ``\\ `` row break is not: its backslash is escaped.
 _SPACING = re.compile(r"(?<!\\)\\[,;:! ]|\\(?:displaystyle|left|right|big|Big|bigl|bigr)\b|\s+")
+_OVERESCAPED = re.compile(r"\\\\(?=[a-zA-Z])")  # ``\\\\frac`` written for ``\\frac``; a row break is ``\\\\ ``
 _DOUBLE_PARENS = re.compile(r"\(\s*\(([^()]*)\)\s*\)")
 _MAX_COLLAPSE = 20_000
 _DEGREES = re.compile(r"\^\s*\{?\\circ\}?|°|\\degree\b")
@@ -57,7 +58,7 @@ def strip_delimiters(text: str) -> str:
 
 def normalize(text: str) -> str:
     """Surface clean-up that never changes the value: delimiters, spacing, currency, degree signs, ``{,}``."""
-    text = strip_delimiters(text)
+    text = strip_delimiters(_OVERESCAPED.sub(r"\\", text))
     text = re.sub(r"\\!\s*", "", _INNER_DELIMS.sub(" ", text)).replace("\\$", "").replace("{,}", "")
     text = text.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("\\cfrac", "\\frac")
     if _TRIG.search(text):
@@ -209,7 +210,7 @@ def imaginary_unit(gold: str, answer: str) -> tuple[str, str]:
     that math-verify reads it as such (it reads ``2i`` as a product with a real symbol ``i``)."""
     if not (_IMAGINARY.search(gold) or _IMAGINARY.search(answer)) or _INDEX_USE.search(gold + answer):
         return gold, answer
-    return tuple(_IMAGINARY.sub(" I ", t) for t in (gold, answer))  # type: ignore[return-value]
+    return tuple(_IMAGINARY.sub("(I)", t) for t in (gold, answer))  # type: ignore[return-value]
 
 
 def plain_text(text: str) -> str:
