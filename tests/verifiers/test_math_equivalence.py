@@ -224,3 +224,18 @@ def test_decimal_comma_reads_either_way():
     assert _judged("5", "3,5") == (False, "hedged")
     assert _judged("1234", "1,234") == (True, "ok")
     assert _judged("32349", "32, 349") == (False, "hedged")  # a space after the comma makes a list
+
+
+@pytest.mark.parametrize("gold, answer, correct, status", [
+    ("(2,3)", "x=2, y=3", True, "ok"), ("x=2, y=3", "(2, 3)", True, "ok"), ("(2,3)", "x=3, y=2", False, "ok"),
+    ("(2,3)", "x=2, x=3", False, "hedged"), ("a=1, b=-4", "(1,-4)", True, "ok"),
+])
+def test_an_ordered_pair_may_be_written_as_assignments(gold, answer, correct, status):
+    assert _judged(gold, answer) == (correct, status)
+
+
+@pytest.mark.parametrize("gold, answer, correct", [
+    ("-1", r"e^{i\pi}", True), ("i", r"e^{i\pi/2}", True), ("-5", "−5", True), ("6", r"\sum_{i=1}^{3} i", True),
+])
+def test_other_forms_of_the_same_value(gold, answer, correct):
+    assert _judged(gold, answer) == (correct, "ok")

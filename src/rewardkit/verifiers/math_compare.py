@@ -16,10 +16,12 @@ from functools import lru_cache
 from typing import Any
 
 from rewardkit.verifiers.math_forms import (
+    assignments_tuple,
     decimal_comma_reading,
     for_sympy,
     imaginary_unit,
     is_relation,
+    is_tuple,
     normalize,
     plain_text,
     rows,
@@ -203,6 +205,11 @@ def judge(answer_values: tuple[str, ...] | list[str], reference: str) -> Judgeme
 
 
 def _judge_reading(gold_values: list[str], values: list[str], reference: str) -> Judgement:
+    # An ordered pair may be written as assignments on either side: (2, 3) and x=2, y=3.
+    if len(gold_values) == 1 and is_tuple(normalize(gold_values[0])) and (pair := assignments_tuple(values)):
+        values = [pair]
+    elif len(values) == 1 and is_tuple(normalize(values[0])) and (pair := assignments_tuple(gold_values)):
+        gold_values = [pair]
     gold_values = _distinct(gold_values, symbolic=False) if len(gold_values) > 1 else gold_values
     if len(gold_values) == 1:
         return _judge_single(gold_values[0], values)

@@ -40,7 +40,7 @@ _NOT_UNITS = frozenset({"or", "and", "pi", "sqrt", "mod", "times", "cdot", "frac
 _PLAIN_SQRT = re.compile(r"(?<![\\a-zA-Z])sqrt\s*\(([^()]*)\)")
 _PLAIN_POWER = re.compile(r"\*\*\s*\(([^()]*)\)|\*\*")
 _PLAIN_PI = re.compile(r"(?<![\\a-zA-Z])pi(?![a-zA-Z])")
-_IMAGINARY = re.compile(r"(?<![\\a-zA-Z{_])i(?![a-zA-Z])")
+_IMAGINARY = re.compile(r"(?<![\\a-zA-Z_])i(?![a-zA-Z])")
 _INDEX_USE = re.compile(r"_\{?i\b|\\sum|\\prod|\bi\s*=")
 
 
@@ -58,7 +58,7 @@ def strip_delimiters(text: str) -> str:
 
 def normalize(text: str) -> str:
     """Surface clean-up that never changes the value: delimiters, spacing, currency, degree signs, ``{,}``."""
-    text = strip_delimiters(_OVERESCAPED.sub(r"\\", text))
+    text = strip_delimiters(_OVERESCAPED.sub(r"\\", text).replace("−", "-"))
     text = re.sub(r"\\!\s*", "", _INNER_DELIMS.sub(" ", text)).replace("\\$", "").replace("{,}", "")
     text = text.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("\\cfrac", "\\frac")
     if _TRIG.search(text):
@@ -188,6 +188,21 @@ def split_values(text: str) -> list[str]:
         for part in parts:
             values.extend(v for v in expand_pm(part) if v)
     return values
+
+
+def assignments_tuple(values: list[str]) -> str | None:
+    """``x=2``, ``y=3`` (different names) → ``(2, 3)``: an ordered pair written as assignments, else None."""
+    if len(values) < 2:
+        return None
+    sides = [[p.strip() for p in _EQUALS.split(v)] for v in values]
+    names = [side[0] for side in sides]
+    if any(len(side) != 2 or not side[1] or not is_label(side[0]) for side in sides) or len(set(names)) < len(names):
+        return None
+    return "(" + ", ".join(side[1] for side in sides) + ")"
+
+
+def is_tuple(text: str) -> bool:
+    return text[:1] == "(" and text[-1:] == ")" and len(top_level_split(text[1:-1])) > 1
 
 
 def decimal_comma_reading(text: str) -> str | None:
