@@ -88,10 +88,10 @@ def judge_math_verify(rows: list[Row]) -> tuple[list[bool], float]:
     return out, time.perf_counter() - start
 
 
-def judge_rewardkit(rows: list[Row]) -> tuple[list, float]:
+def judge_rewardkit(rows: list[Row], timeout: float | None) -> tuple[list, float]:
     import rewardkit as rk
 
-    with rk.get_verifier("math") as verifier:
+    with rk.get_verifier("math", **({"timeout": timeout} if timeout else {})) as verifier:
         verifier.verify(r"\boxed{1}", "1")  # start the workers outside the timing
         start = time.perf_counter()
         verdicts = verifier.verify_batch([r.pred for r in rows], [r.gold for r in rows])
@@ -108,6 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("repo", nargs="?", default=os.environ.get("MATH_VERIFY_REPO"),
                         help="checkout or bare git dir of huggingface/Math-Verify (default: $MATH_VERIFY_REPO)")
     parser.add_argument("--show-agreeing", action="store_true", help="also list rows where math-verify is wrong")
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="rewardkit's per-sample limit (default: the verifier's, 1.5 s); on a loaded machine a "
+                             "symbolic row can pass it, and the script counts those timeouts")
     args = parser.parse_args(argv)
     if not args.repo or not Path(args.repo).exists():
         print("no Math-Verify snapshot: pass its path or set MATH_VERIFY_REPO", file=sys.stderr)
@@ -116,12 +119,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(rows)} literal (gold, pred, expected) rows; {skipped} parametrised rows with other columns "
           f"or non-literal values left out")
     theirs, their_seconds = judge_math_verify(rows)
-    ours, our_seconds = judge_rewardkit(rows)
+    ours, our_seconds = judge_rewardkit(rows, args.timeout)
     our_ok = sum(v.correct == r.expected for v, r in zip(ours, rows))
     their_ok = sum(t == r.expected for t, r in zip(theirs, rows))
     print("\n| judge | agrees with expected | seconds |\n| --- | ---: | ---: |")
     print(f"| rewardkit math verifier (default settings) | {our_ok}/{len(rows)} | {our_seconds:.2f} |")
     print(f"| math-verify verify(parse(gold), parse(pred)) | {their_ok}/{len(rows)} | {their_seconds:.2f} |")
+    timeouts = sum(v.status == "timeout" for v in ours)
+    print(f"\nLoad average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; rewardkit timeouts: {timeouts}.")
     print("\nRows rewardkit judges differently from expected (R = rewardkit, M = math-verify):")
     for row, verdict, their in zip(rows, ours, theirs):
         if verdict.correct != row.expected or (args.show_agreeing and their != row.expected):
