@@ -48,6 +48,7 @@ LENIENT_READS = [
      "last_math"),
     ("several values joined by and", "The solutions are $x=-4$ and $x=9$.", ("x=-4", "x=9"), "last_math"),
     ("a hedge in prose", "It might be 14 or 15.", ("14", "15"), "last_number"),
+    ("a negation then the value", "It is not 5, it is 6.", ("6",), "last_number"),
     ("a hedge in math", "Either $a=1$ or $a=6$", ("a=1", "a=6"), "last_math"),
     ("gsm8k marker", "She earns 9 * 8 = 72 dollars.\n#### 72", ("72",), "gsm8k"),
     ("gsm8k marker with thousands", "Total: 1,500 + 250\n#### 1,750", ("1,750",), "gsm8k"),
@@ -78,6 +79,8 @@ NOTHING_TO_READ = [
     ("a box cut off at the token limit", r"Adding 12 and 30 gives \boxed{4"),
     ("inline math broken over lines", "Answer $\n 9 \n$"),
     ("an empty answer tag after the think block", "<think>maybe 12</think><answer></answer>"),
+    ("a negated value", "The answer is not 5."),
+    ("a negated math value", "So $x$ cannot be $-2$"),
 ]
 
 

@@ -41,6 +41,7 @@ _CONNECTOR_RE = re.compile(
 )
 _SHORT_JOIN = re.compile(r"^[^.\n]{0,20}(?:\band\b|\bor\b|,|;)[^.\n]{0,20}$")
 _MAX_CONNECTOR = 40
+_NEGATED = re.compile(r"(?:\bnot|n't|\bnever|\bcannot\s+be)\s+(?:equal\s+to\s+|be\s+)?[$\\(\s]*\Z", re.IGNORECASE)
 _MAX_STATEMENT = 400
 _MAX_CANDIDATES = 64
 
@@ -152,8 +153,8 @@ def _fallback(text: str) -> ExtractedAnswer | None:
     """The last math the text writes, for completions with no box, statement or tag."""
     group = last_math(text)
     values = tuple(v for v in (_strip_delimiters(s.text) for s in group) if v)
-    if not values:
-        return None
+    if not values or _NEGATED.search(text, max(0, group[0].start - 24), group[0].start):
+        return None  # "the answer is not 5." commits to nothing
     source = "last_math" if group[-1].kind == "math" else "last_number"
     return ExtractedAnswer(", ".join(values), source, values, group[0].start)
 
