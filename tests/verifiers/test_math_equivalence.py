@@ -122,7 +122,7 @@ def test_labels_are_removed_on_either_side(gold, answer, correct):
 @pytest.mark.parametrize("gold, answer, correct", [
     ("10 weeks", "10", True), ("10 cm^2", "10", True), (r"15\mbox{ cm}^2", "15", True),
     (r"125\text{ miles}", "125", True), ("3 hours", "3", True), ("10 weeks", "11", False),
-    ("4", "4 meters", True), ("2 \\pi", "2", False),
+    ("4", "4 meters", True), ("2 \\pi", "2", False), ("6", r"\text{6 cm}", True), ("1080", "1,080 dollars", True),
 ])
 def test_plain_word_units_are_dropped(gold, answer, correct):
     assert _judged(gold, answer) == (correct, "ok")
@@ -235,7 +235,7 @@ def test_an_ordered_pair_may_be_written_as_assignments(gold, answer, correct, st
 
 
 @pytest.mark.parametrize("gold, answer, correct", [
-    ("-1", r"e^{i\pi}", True), ("i", r"e^{i\pi/2}", True), ("-5", "−5", True), ("6", r"\sum_{i=1}^{3} i", True),
+    ("-1", r"e^{i\pi}", True), (r"\emptyset", r"\varnothing", True), ("i", r"e^{i\pi/2}", True), ("-5", "−5", True), ("6", r"\sum_{i=1}^{3} i", True),
 ])
 def test_other_forms_of_the_same_value(gold, answer, correct):
     assert _judged(gold, answer) == (correct, "ok")

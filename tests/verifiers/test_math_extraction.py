@@ -121,6 +121,9 @@ LENIENT_VERDICTS = [
     ("statement sentence", "27", "Final Answer: The smallest such $k$ is 27.", True, "ok"),
     ("statement with a reason", "81", "The answer is 81 because 3^4 = 81.", True, "ok"),
     ("statement with a reason, wrong", "4", "The answer is 81 because 3^4 = 81.", False, "ok"),
+    ("gsm8k value with thousands and a unit", "1080", "#### 1,080 dollars", True, "ok"),
+    ("statement inside an answer tag", "6", "<answer>The answer is 6 apples</answer>", True, "ok"),
+    ("bold statement", "10", "**Answer:** **10**", True, "ok"),
 ]
 
 

@@ -103,7 +103,7 @@ def _boxes(text: str) -> list[_Candidate]:
 
 def _statement_content(text: str, start: int) -> tuple[str, int]:
     window = text[start:start + _MAX_STATEMENT]
-    line_end = window.find("\n")
+    line_end = min((i for i in (window.find("\n"), window.find("</")) if i >= 0), default=-1)
     segment = window if line_end < 0 else window[:line_end]
     depth_dollar = 0
     stop = len(segment)

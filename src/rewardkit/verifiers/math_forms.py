@@ -13,6 +13,8 @@ _INNER_DELIMS = re.compile(r"(?<!\\)\$+|(?<!\\)\\[()\[\]]")
 # ``\,`` and friends are spacing, but the ``\ `` of a ``\\ `` row break is not: its backslash is escaped.
 _SPACING = re.compile(r"(?<!\\)\\[,;:! ]|\\(?:displaystyle|left|right|big|Big|bigl|bigr)\b|\s+")
 _OVERESCAPED = re.compile(r"\\\\(?=[a-zA-Z])")  # ``\\\\frac`` written for ``\\frac``; a row break is ``\\\\ ``
+_TEXT_NUMBER = re.compile(r"\\(?:text|textrm|mbox|mathrm)\s*\{\s*([-+]?\d[^{}]*)\}")  # \text{6 cm} → 6 cm
+_GROUPED_NUMBER = re.compile(r"^([-+]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?)(?![\d,])(.*)$")
 _DOUBLE_PARENS = re.compile(r"\(\s*\(([^()]*)\)\s*\)")
 _MAX_COLLAPSE = 20_000
 _DEGREES = re.compile(r"\^\s*\{?\\circ\}?|°|\\degree\b")
@@ -61,6 +63,7 @@ def normalize(text: str) -> str:
     text = strip_delimiters(_OVERESCAPED.sub(r"\\", text).replace("−", "-"))
     text = re.sub(r"\\!\s*", "", _INNER_DELIMS.sub(" ", text)).replace("\\$", "").replace("{,}", "")
     text = text.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("\\cfrac", "\\frac")
+    text = _TEXT_NUMBER.sub(r"\1", text.replace("\\varnothing", "\\emptyset"))
     if _TRIG.search(text):
         text = _DEGREE_VALUE.sub(r"(\1\\pi/180)", text)  # sin(90° - x) is cos x; not sin(90 - x)
     text = _DEGREES.sub("", text)
@@ -174,8 +177,9 @@ def split_values(text: str) -> list[str]:
     comparison removes them, and an equation between expressions needs its whole. Assignments to different
     names in one of several ``;``-separated groups (``p=5,q=2; p=7,q=2``) are one tuple each."""
     text = normalize(text)
-    if re.fullmatch(r"[-+]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?", text):
-        return [text.replace(",", "")]
+    grouped = _GROUPED_NUMBER.match(text)
+    if grouped and "," not in grouped.group(2):  # 1,080 or 1,080 dollars: one number
+        return [grouped.group(1).replace(",", "") + grouped.group(2)]
     text = _unwrap_set(_WORD_SEPARATORS.sub(",", text).strip(", "))
     values: list[str] = []
     groups = top_level_split(text, ";")
