@@ -33,8 +33,9 @@ _JOIN = re.compile(
 _MAX_JOIN_GAP = 40
 _MAX_JOINED = 8
 _STOP_WORDS = re.compile(
-    r"\s+(?:because|since|as|which|so|for|when|where|given|if|with|from|this|that|these|we|i|it|the|is|are|"
-    r"was|were|hope|after|before|using|by|in|of|on|to|units?|per|but|then|thus|hence|therefore)\b",
+    r"\s+(?:because|since|as|which|so|for|when|where|given|if|with|from|this|that|these|we|it|the|is|are|"
+    r"i\s+(?:hope|think|am|believe|guess)|was|were|hope|after|before|using|by|in|of|on|to|units?|per|but|then|"
+    r"thus|hence|therefore)\b",
     re.IGNORECASE,
 )
 _COPULA = re.compile(r"\s(?:is|are|was|equals|be|becomes|gives|of)\s+|\s=\s|:\s", re.IGNORECASE)
