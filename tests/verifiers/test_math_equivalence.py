@@ -123,6 +123,7 @@ def test_labels_are_removed_on_either_side(gold, answer, correct):
     ("10 weeks", "10", True), ("10 cm^2", "10", True), (r"15\mbox{ cm}^2", "15", True),
     (r"125\text{ miles}", "125", True), ("3 hours", "3", True), ("10 weeks", "11", False),
     ("4", "4 meters", True), ("2 \\pi", "2", False), ("6", r"\text{6 cm}", True), ("1080", "1,080 dollars", True),
+    ("60", "60 km/h", True), ("5", r"5\text{ m/s}", True),
 ])
 def test_plain_word_units_are_dropped(gold, answer, correct):
     assert _judged(gold, answer) == (correct, "ok")

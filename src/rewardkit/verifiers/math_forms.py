@@ -36,7 +36,7 @@ _EQUALS = re.compile(r"(?<![<>!:=\\])=(?!=)")
 _APPROX = re.compile(r"\\approx|≈|\\in\b")
 _UNIT_WORDS = re.compile(
     r"^(?P<value>.*?[\d}])\s*(?:\\(?:text|textnormal|mbox|mathrm|textbf|textit|rm)\s*\{\s*(?P<wrapped>[^{}]*)\}"
-    r"|(?P<plain>[A-Za-z]{2,}(?:\s+[A-Za-z]{2,}){0,2}))(?:\s*\^\s*\{?[23]\}?|²|³)?\.?$"
+    r"|(?P<plain>[A-Za-z]{2,}(?:/[A-Za-z]+)?(?:\s+[A-Za-z]{2,}){0,2}))(?:\s*\^\s*\{?[23]\}?|²|³)?\.?$"
 )
 _NOT_UNITS = frozenset({"or", "and", "pi", "sqrt", "mod", "times", "cdot", "frac", "infty", "le", "ge"})
 _PLAIN_SQRT = re.compile(r"(?<![\\a-zA-Z])sqrt\s*\(([^()]*)\)")
@@ -157,7 +157,7 @@ def strip_units(text: str) -> str:
     if not match:
         return text
     words = (match.group("wrapped") or match.group("plain") or "").strip().lower()
-    if not words or not re.fullmatch(r"[a-z][a-z .]*", words) or words in _NOT_UNITS:
+    if not words or not re.fullmatch(r"[a-z][a-z ./]*", words) or words in _NOT_UNITS:
         return text
     return match.group("value").strip()
 
