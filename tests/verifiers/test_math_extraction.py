@@ -31,6 +31,8 @@ LENIENT_READS = [
     ("inline parentheses", r"The area is \( 12\pi \) square units", ("12\\pi",), "last_math"),
     ("display brackets over lines", "Hence\n\\[\n  \\sqrt{5} - 1\n\\]\n", ("\\sqrt{5} - 1",), "last_math"),
     ("display dollars", "so $$\\frac{9}{2}$$", ("\\frac{9}{2}",), "last_math"),
+    ("an answer word then inline math", "Answer $ 14 $", ("14",), "last_math"),
+    ("an unboxed inequality in a sentence", r"Hence $y \leq -3$ is the range.", ("y \\leq -3",), "last_math"),
     ("bare latex fraction", r"-\frac{4}{15}", ("-\\frac{4}{15}",), "last_math"),
     ("plain number in prose", "In total she walks 17 miles.", ("17",), "last_number"),
     ("negative number", "The temperature fell to -8 degrees", ("-8",), "last_number"),
