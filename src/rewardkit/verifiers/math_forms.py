@@ -38,6 +38,7 @@ _UNIT_WORDS = re.compile(
     r"^(?P<value>.*?[\d}])\s*(?:\\(?:text|textnormal|mbox|mathrm|textbf|textit|rm)\s*\{\s*(?P<wrapped>[^{}]*)\}"
     r"|(?P<plain>[A-Za-z]{2,}(?:/[A-Za-z]+)?(?:\s+[A-Za-z]{2,}){0,2}))(?:\s*\^\s*\{?[23]\}?|²|³)?\.?$"
 )
+_MAX_UNIT_VALUE = 200  # a number with a unit is short; the lazy match would be quadratic on a long value
 _NOT_UNITS = frozenset({"or", "and", "pi", "sqrt", "mod", "times", "cdot", "frac", "infty", "le", "ge"})
 _PLAIN_SQRT = re.compile(r"(?<![\\a-zA-Z])sqrt\s*\(([^()]*)\)")
 _PLAIN_POWER = re.compile(r"\*\*\s*\(([^()]*)\)|\*\*")
@@ -153,7 +154,7 @@ def is_relation(text: str) -> bool:
 
 def strip_units(text: str) -> str:
     """``10 weeks``, ``15\\mbox{ cm}^2``, ``125\\text{ miles}`` → the number; anything else unchanged."""
-    match = _UNIT_WORDS.match(text)
+    match = _UNIT_WORDS.match(text) if len(text) <= _MAX_UNIT_VALUE else None
     if not match:
         return text
     words = (match.group("wrapped") or match.group("plain") or "").strip().lower()
