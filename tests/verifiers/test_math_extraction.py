@@ -101,7 +101,8 @@ def test_strict_extraction_reads_only_marked_answers():
     for completion in ("So $x = 3$.", "In total 3 apples.", r"\(3\)"):
         assert extract_answer(completion, "strict") is None
     for completion, value in ((r"so \boxed{3}", "3"), ("The answer is 3.", "3"), ("<answer>3</answer>", "3"),
-                              ("work\n#### 3", "3"), ("Final Answer: the count is 3.", "3")):
+                              ("work\n#### 3", "3"), ("Final Answer: the count is 3.", "3"),
+                              ("We are done. Answer: 3", "3")):
         found = extract_answer(completion, "strict")
         assert found is not None and found.values == (value,), completion
 

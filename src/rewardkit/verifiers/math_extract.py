@@ -25,7 +25,7 @@ EXTRACTION_MODES = (LENIENT, STRICT)
 _BOX_RE = re.compile(r"\\(?:boxed|fbox)\b")
 _ANSWER_OPEN, _ANSWER_CLOSE = "<answer>", "</answer>"
 _STATEMENT_RE = re.compile(
-    r"(?:final\s+answer\s*(?:is|:)|the\s+answer\s+is|^\s*\**answer\**\s*:)[ \t:*]*",
+    r"(?:final\s+answer\s*(?:is|:)|the\s+answer\s+is|(?:^|(?<=[.!?]\s))\s*\**answer\**\s*:)[ \t:*]*",
     re.IGNORECASE | re.MULTILINE,
 )
 _NOT_AN_ANSWER = re.compile(
