@@ -156,12 +156,12 @@ def run_cases(samples: int, verbatim: bool, repeats: int, accuracy, composite, v
     return lines
 
 
-def write_section(path: Path, section: str) -> None:
-    """Replace this script's section of ``path`` (or append it), leaving the other sections as they are."""
+def write_section(path: Path, section: str, heading: str = SECTION) -> None:
+    """Replace the section under ``heading`` in ``path`` (or append it), leaving the other sections as they are."""
     text = path.read_text() if path.exists() else "# Benchmarks\n\n"
-    if SECTION in text:
-        start = text.index(SECTION)
-        rest = text[start + len(SECTION):]
+    if heading in text:
+        start = text.index(heading)
+        rest = text[start + len(heading):]
         end = rest.find("\n## ")
         text = text[:start] + section + (rest[end + 1:] if end >= 0 else "")
     else:

@@ -74,7 +74,7 @@ def test_rewards_are_called_like_trl_and_logged_per_component():
 def test_rewardkit_math_accuracy_scores_inside_the_trainer():
     term = RewardTerm.of("math_accuracy", rk.get_reward("math_accuracy"))
     rows = [{"prompt": "3+4=", "answer": "7"}] * 3
-    scores = score_completions([term], ["3+4="] * 3, ["answer:7", "answer:8", "7?"], rows)
+    scores = score_completions([term], ["3+4="] * 3, ["answer:7", "answer:8", "no idea"], rows)
     assert scores.components["math_accuracy"].tolist() == [1.0, 0.0, 0.0]
 
 

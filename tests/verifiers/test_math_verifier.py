@@ -35,8 +35,8 @@ EQUIVALENCE = [
     ("percentage", "0.5", r"\boxed{50\%}", True, "ok"),
     ("mixed number latex", r"2\frac{1}{2}", r"\boxed{2.5}", True, "ok"),
     ("mixed number plain", "5/2", r"\boxed{2 1/2}", True, "ok"),
-    ("relative tolerance inside", "1234567", r"\boxed{1234567.5}", True, "ok"),
-    ("relative tolerance outside", "1234567", r"\boxed{1234580}", False, "ok"),
+    ("integers are exact: no tolerance", "1234567", r"\boxed{1234567.5}", False, "ok"),
+    ("integers are exact: close is not equal", "1234567", r"\boxed{1234580}", False, "ok"),
     ("tiny numbers are not all zero", "1e-7", r"\boxed{2e-7}", False, "ok"),
     ("numbers beyond float range", "10^{400}", r"\boxed{1 \times 10^{400}}", True, "ok"),
     ("numbers beyond float range differ", "10^{400}", r"\boxed{2 \times 10^{400}}", False, "ok"),
@@ -159,6 +159,7 @@ PATHOLOGICAL = [
 @pytest.mark.parametrize("name, completion", PATHOLOGICAL, ids=[p[0] for p in PATHOLOGICAL])
 def test_pathological_input_times_out_quickly(name, completion):
     with MathVerifier(timeout=1.0, workers=1) as verifier:
+        verifier.verify(r"\boxed{x+1}", "1+x")  # the worker's start-up is not what this test times
         start = time.monotonic()
         verdict = verifier.verify(completion, "3")
         elapsed = time.monotonic() - start
@@ -252,7 +253,7 @@ def test_bad_parameters_fail_at_construction():
 def test_extract_then_compare_stages_are_usable_alone():
     found = extract_answer(r"\boxed{-2} and \boxed{1}")
     assert found is not None and found.values == ("-2", "1")
-    assert split_values(r"x=1 \text{ or } x=-2") == ["1", "-2"]
+    assert split_values(r"x=1 \text{ or } x=-2") == ["x=1", "x=-2"]  # labels go at comparison
     assert split_values("1,000") == ["1000"]
 
 

@@ -1,41 +1,46 @@
 """Stage two of the math verifier: judge an extracted answer against a reference.
 
-A reference may hold several values (``1, -2``, ``x=1 \\text{ or } x=-2``); the answer must then give the
-same values (in any order). When one value is expected, an answer with several different values is a hedge
-and earns nothing, even if one of them is right. Plain numbers are compared with a relative tolerance;
-everything else (expressions, sets, intervals, tuples, matrices, equations) goes through math-verify.
-Nothing here guards time: the caller runs it in a killable worker.
+A reference may hold several values (``1, -2``, ``x=1 \\text{ or } x=-2``, ``\\pm 3``, ``{1,2,3}``); the answer
+must then give the same values (in any order). When one value is expected, an answer with several different
+values is a hedge and earns nothing, even if one of them is right. Plain numbers follow the exactness rule
+of :mod:`rewardkit.verifiers.math_numbers`; everything else (expressions, sets, intervals, tuples, matrices,
+equations) goes through math-verify. Nothing here guards time: the caller runs it in a killable worker.
 """
 
 from __future__ import annotations
 
-import cmath
 import logging
-import re
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+from rewardkit.verifiers.math_forms import (
+    assignments_tuple,
+    decimal_comma_reading,
+    for_sympy,
+    imaginary_unit,
+    is_relation,
+    is_tuple,
+    normalize,
+    plain_text,
+    rows,
+    split_values,
+    strip_units,
+    top_level_split,
+    value_of,
+)
+from rewardkit.verifiers.math_numbers import (
+    Number,
+    parse_number,
+    relative_close,
+    rounds_to_written,
+    same_number,
+    same_time,
+)
 from rewardkit.verifiers.verdict import HEDGED, INVALID_REFERENCE, OK, PARSE_ERROR
 
-_DELIMS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
-_WORD_SEPARATORS = re.compile(
-    r"\\(?:text|textrm|mbox|mathrm)\s*\{\s*(or|and)\s*\}|\\quad|\\qquad|\s+(?:or|and)\s+", re.IGNORECASE
-)
-_ASSIGNMENT = re.compile(r"^\s*\\?[a-zA-Z](?:_\{?\w+\}?)?\s*=\s*(?=\S)")
-_THOUSANDS = re.compile(r"^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
-_SPACING = re.compile(r"\\[,;:! ]|\\(?:displaystyle|left|right)\b|\s+")
-_DEGREES = re.compile(r"\^\s*\{?\\circ\}?|°|\\degree")
-_TEXT_WRAP = re.compile(r"\\(?:text|textbf|mathrm|mathbf|textrm|mbox|operatorname)\s*\{([^{}]*)\}")
-_NUMBER = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$")
-_LATEX_FRAC = re.compile(r"^([-+]?)\\[dt]?frac\{?\s*(\d+)\s*\}?\{?\s*(\d+)\s*\}?$")
-_MIXED = re.compile(r"^([-+]?)(\d+)\s*(?:\\[dt]?frac\{(\d+)\}\{(\d+)\}|\s(\d+)/(\d+))$")
-_SCI = re.compile(r"^([-+]?(?:\d+\.?\d*|\.\d+))\s*(?:\\times|\\cdot|\*|x)\s*10\s*\^\s*\{?\s*([-+]?\d{1,3})\s*\}?$")
-_POW10 = re.compile(r"^10\s*\^\s*\{?\s*([-+]?\d{1,3})\s*\}?$")
-_PERCENT = re.compile(r"(?:\\%|%)$")
-
-RELATIVE_TOLERANCE = 1e-6
+__all__ = ["Judgement", "equivalent", "judge", "normalize", "split_values"]
 
 # math-verify warns once per process that its signal timeouts are off: our workers enforce the deadline.
 logging.getLogger("math_verify").setLevel(logging.ERROR)
@@ -48,123 +53,6 @@ class Judgement:
     reason: str
 
 
-def strip_delimiters(text: str) -> str:
-    text = text.strip()
-    changed = True
-    while changed:
-        changed = False
-        for left, right in _DELIMS:
-            if text.startswith(left) and text.endswith(right) and len(text) >= len(left) + len(right):
-                text = text[len(left):len(text) - len(right)].strip()
-                changed = True
-    return text.rstrip(".").strip()
-
-
-def normalize(text: str) -> str:
-    """Surface clean-up that never changes the value: delimiters, spacing, degree signs, ``{,}``."""
-    text = strip_delimiters(text)
-    text = text.replace("{,}", "").replace("\\!", "")
-    text = _DEGREES.sub("", text)
-    text = _SPACING.sub(" ", text).strip()
-    return text
-
-
-def _top_level_split(text: str) -> list[str]:
-    parts, depth, start, i = [], 0, 0, 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\" and text.startswith("\\{", i):
-            depth += 1
-            i += 2
-            continue
-        if ch == "\\" and text.startswith("\\}", i):
-            depth -= 1
-            i += 2
-            continue
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch in ",;" and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-        i += 1
-    parts.append(text[start:])
-    return [p.strip() for p in parts if p.strip()]
-
-
-def _unwrap_set(text: str) -> str:
-    """``\\{1, 2\\}`` → ``1, 2`` when the braces enclose the whole text."""
-    if text.startswith("\\{") and text.endswith("\\}") and len(_top_level_split(text)) == 1:
-        inner = text[2:-2]
-        if inner.count("\\{") == inner.count("\\}"):
-            return inner
-    return text
-
-
-def split_values(text: str) -> list[str]:
-    """The separate values an answer or reference states, assignments (``x=``) removed."""
-    text = normalize(text)
-    if _THOUSANDS.match(text.replace(" ", "")):
-        return [text.replace(",", "").replace(" ", "")]
-    text = _unwrap_set(_WORD_SEPARATORS.sub(",", text))
-    values = []
-    for part in _top_level_split(text):
-        part = _ASSIGNMENT.sub("", part).strip()
-        if part:
-            values.append(part)
-    return values
-
-
-def _to_fraction(text: str) -> Fraction | None:
-    """A plain number written in any common way, exactly; None for anything else (never evaluates powers)."""
-    mixed = _MIXED.match(re.sub(r"\s+", " ", text.strip()).replace("\\dfrac", "\\frac"))
-    text = text.replace(" ", "").replace("{,}", "")
-    if _THOUSANDS.match(text):
-        text = text.replace(",", "")
-    percent = bool(_PERCENT.search(text))
-    if percent:
-        text = _PERCENT.sub("", text)
-    value: Fraction | None = None
-    try:
-        if _NUMBER.match(text):
-            value = Fraction(text)
-        elif m := mixed:
-            num, den = (m.group(3), m.group(4)) if m.group(3) else (m.group(5), m.group(6))
-            value = (int(m.group(2)) + Fraction(int(num), int(den))) * (-1 if m.group(1) == "-" else 1)
-        elif m := _LATEX_FRAC.match(text):
-            value = Fraction(int(m.group(2)), int(m.group(3))) * (-1 if m.group(1) == "-" else 1)
-        elif m := _SCI.match(text):
-            value = Fraction(m.group(1)) * Fraction(10) ** int(m.group(2))
-        elif m := _POW10.match(text):
-            value = Fraction(10) ** int(m.group(1))
-        elif re.match(r"^[-+]?\d+/\d+$", text):
-            value = Fraction(text)
-    except (ValueError, ZeroDivisionError):
-        return None
-    if value is not None and percent:
-        value /= 100
-    return value
-
-
-def _close(a: Fraction | complex, b: Fraction | complex) -> bool:
-    if isinstance(a, Fraction) and isinstance(b, Fraction):
-        gap = abs(a - b)
-        return gap <= Fraction(RELATIVE_TOLERANCE) * max(abs(a), abs(b)) or gap <= Fraction(1, 10**12)
-    x, y = complex(a), complex(b)
-    if not (cmath.isfinite(x) and cmath.isfinite(y)):
-        return False  # an overflowed evaluation proves nothing, and inf - 3 <= tol * inf
-    return abs(x - y) <= RELATIVE_TOLERANCE * max(abs(x), abs(y)) or abs(x - y) <= 1e-12
-
-
-def _plain_text(text: str) -> str:
-    previous = None
-    while previous != text:
-        previous = text
-        text = _TEXT_WRAP.sub(r"\1", text)
-    return re.sub(r"[\s{}\\$.]", "", text).lower()
-
-
 @lru_cache(maxsize=4096)
 def _parse(text: str) -> tuple[Any, ...]:
     from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse
@@ -175,15 +63,16 @@ def _parse(text: str) -> tuple[Any, ...]:
     return tuple(parse(text, [ExprExtractionConfig()], parsing_timeout=None))  # type: ignore[arg-type]
 
 
-def _as_number(parsed: tuple[Any, ...]) -> complex | None:
-    """The numeric value of a parsed constant expression (``\\sqrt{2}``, ``\\pi/2``), else None."""
+def _as_number(parsed: tuple[Any, ...]) -> tuple[complex, Fraction | None] | None:
+    """The value of a parsed constant (``\\sqrt{2}``, ``\\pi/2``) and its exact value when rational."""
     if not parsed:
         return None
     expr = parsed[0]
     try:
         if getattr(expr, "is_number", False) and not getattr(expr, "free_symbols", True):
-            value = complex(expr.evalf(30))
-            return value
+            simple = expr.simplify() if not getattr(expr, "is_Rational", False) else expr
+            exact = Fraction(int(simple.p), int(simple.q)) if getattr(simple, "is_Rational", False) else None
+            return complex(expr.evalf(30)), exact
     except (TypeError, ValueError, AttributeError, OverflowError):
         return None
     return None
@@ -197,44 +86,131 @@ def _set_size(parsed: tuple[Any, ...]) -> int:
     return 1
 
 
+def _plain(text: str) -> tuple[str, Number | None]:
+    core = strip_units(value_of(text))
+    return core, parse_number(core)
+
+
 def equivalent(gold: str, answer: str) -> bool | None:
     """Whether two single values are equal; None when the answer cannot be parsed at all."""
     g, a = normalize(gold), normalize(answer)
     if g.replace(" ", "") == a.replace(" ", ""):
         return True
-    g_num, a_num = _to_fraction(g), _to_fraction(a)
+    (g_core, g_num), (a_core, a_num) = _plain(g), _plain(a)
+    clock = same_time(g_core, a_core)
+    if clock is not None:
+        return clock
     if g_num is not None and a_num is not None:
-        return _close(g_num, a_num)
+        return same_number(g_num, a_num)
+    g_tuple, a_tuple = _number_tuple(g_core), _number_tuple(a_core)
+    if g_tuple is not None and a_tuple is not None:
+        return g_tuple[0] == a_tuple[0] and len(g_tuple[1]) == len(a_tuple[1]) and all(
+            same_number(x, y) for x, y in zip(g_tuple[1], a_tuple[1]))
+    g_rows, a_rows = rows(g_core), rows(a_core)
+    if g_rows is not None or a_rows is not None:
+        if g_rows is None or a_rows is None or g_rows[0] != a_rows[0] or len(g_rows[1]) != len(a_rows[1]):
+            return False
+        return all(equivalent(x, y) for x, y in zip(g_rows[1], a_rows[1]))
     from math_verify import verify
 
-    g_parsed, a_parsed = _parse(g), _parse(a)
+    g_text, a_text = imaginary_unit(for_sympy(g_core), for_sympy(a_core))
+    g_parsed, a_parsed = _parse(g_text), _parse(a_text)
     if not a_parsed or not g_parsed:
-        text_equal = _plain_text(g) == _plain_text(a)
+        text_equal = plain_text(g) == plain_text(a)
         return True if text_equal else (None if not a_parsed else False)
     g_value, a_value = _as_number(g_parsed), _as_number(a_parsed)
     if g_value is not None and a_value is not None:
-        return _close(g_value, a_value)
+        return _numbers_close(g_value, a_value, g_num, a_num)
     if verify(list(g_parsed), list(a_parsed), float_rounding=6, timeout_seconds=None):
         return True
-    return _plain_text(g) == _plain_text(a)
+    if (is_relation(g) or is_relation(a)) and (g_core != g or a_core != a):
+        g_full, a_full = imaginary_unit(for_sympy(g), for_sympy(a))
+        if verify(list(_parse(g_full)), list(_parse(a_full)), float_rounding=6, timeout_seconds=None):
+            return True
+    return plain_text(g) == plain_text(a)
 
 
-def _distinct(values: list[str]) -> list[str]:
+def _number_tuple(text: str) -> tuple[str, list[Number]] | None:
+    """``(1, -2]`` or ``(0;0;6)`` as its brackets and plain numbers, else None (settled without sympy)."""
+    if len(text) < 2 or text[0] not in "([" or text[-1] not in ")]":
+        return None
+    inner = text[1:-1]
+    if any(ch in inner for ch in "()[]{}"):
+        return None
+    numbers = [parse_number(p) for p in top_level_split(inner, ",;")]
+    if len(numbers) < 2 or any(n is None for n in numbers):
+        return None
+    return text[0] + text[-1], [n for n in numbers if n is not None]
+
+
+def _numbers_close(
+    g: tuple[complex, Fraction | None], a: tuple[complex, Fraction | None], g_num: Number | None,
+    a_num: Number | None,
+) -> bool:
+    """Two evaluated constants: rationals exactly, a written decimal by rounding, else a relative tolerance."""
+    (g_value, g_exact), (a_value, a_exact) = g, a
+    if g_exact is not None and a_exact is not None:
+        return same_number(g_num or Number(g_exact), a_num or Number(a_exact))
+    for written, other in ((a_num, g_value), (g_num, a_value)):
+        if written is not None and written.places is not None:
+            return rounds_to_written(written, other)
+    return relative_close(g_value, a_value)
+
+
+def _distinct(values: list[str], symbolic: bool = True) -> list[str]:
+    """``values`` without repeats; ``symbolic=False`` compares spelling and plain numbers only (cheap)."""
     kept: list[str] = []
     for value in values:
-        if not any(equivalent(k, value) for k in kept):
+        if not any(_same_spelling(k, value) or (symbolic and equivalent(k, value)) for k in kept):
             kept.append(value)
     return kept
 
 
+def _same_spelling(a: str, b: str) -> bool:
+    a, b = normalize(a), normalize(b)
+    if a.replace(" ", "") == b.replace(" ", ""):
+        return True
+    x, y = parse_number(a), parse_number(b)
+    return x is not None and y is not None and x.value == y.value and x.percent == y.percent
+
+
+def _readings(text: str) -> list[list[str]]:
+    """The values ``text`` states, and a second reading when a comma may be a decimal comma (``1,22``)."""
+    readings = [split_values(text)]
+    decimal = decimal_comma_reading(text)
+    if decimal is not None:
+        readings.append([decimal])
+    return [r for r in readings if r]
+
+
 def judge(answer_values: tuple[str, ...] | list[str], reference: str) -> Judgement:
     """Judge the values an answer states against the reference."""
-    gold_values = split_values(reference)
-    if not gold_values:
+    gold_readings = _readings(reference)
+    if not gold_readings:
         return Judgement(False, INVALID_REFERENCE, "the reference holds no value")
-    values = [v for raw in answer_values for v in split_values(raw)]
-    if not values:
+    answer_readings = [[v for raw in answer_values for v in split_values(raw)]]
+    if len(answer_values) == 1 and (decimal := decimal_comma_reading(answer_values[0])) is not None:
+        answer_readings.append([decimal])
+    if not answer_readings[0]:
         return Judgement(False, PARSE_ERROR, "the answer holds no value")
+    first: Judgement | None = None
+    for gold_values in gold_readings:
+        for values in answer_readings:
+            result = _judge_reading(gold_values, values, reference)
+            if result.correct:
+                return result
+            first = first or result
+    assert first is not None
+    return first
+
+
+def _judge_reading(gold_values: list[str], values: list[str], reference: str) -> Judgement:
+    # An ordered pair may be written as assignments on either side: (2, 3) and x=2, y=3.
+    if len(gold_values) == 1 and is_tuple(normalize(gold_values[0])) and (pair := assignments_tuple(values)):
+        values = [pair]
+    elif len(values) == 1 and is_tuple(normalize(values[0])) and (pair := assignments_tuple(gold_values)):
+        gold_values = [pair]
+    gold_values = _distinct(gold_values, symbolic=False) if len(gold_values) > 1 else gold_values
     if len(gold_values) == 1:
         return _judge_single(gold_values[0], values)
     return _judge_several(reference, gold_values, values)
@@ -264,6 +240,7 @@ def _judge_several(reference: str, gold_values: list[str], values: list[str]) ->
         if whole is None:
             return Judgement(False, PARSE_ERROR, "the answer could not be parsed")
         return Judgement(whole, OK, "equivalent as a whole" if whole else "not equivalent")
+    values = _distinct(values, symbolic=False)
     unmatched = list(values)
     missing = 0
     for gold in gold_values:

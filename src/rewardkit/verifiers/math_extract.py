@@ -1,9 +1,12 @@
 """Stage one of the math verifier: find the final answer a completion commits to.
 
 The final answer is the last one stated: the last ``\\boxed{}``/``\\fbox{}``, or a later explicit statement
-("The final answer is ...", "the answer is ...", "Answer: ...", ``<answer>...</answer>``). An earlier box is
-a draft. When a think block is closed, only the text after ``</think>`` counts. Boxes that follow one
-another joined only by connectors (``\\boxed{-2} and \\boxed{1}``) form one answer with several values.
+("The final answer is ...", "the answer is ...", "Answer: ...", GSM8K's ``#### 72``, ``<answer>...</answer>``).
+An earlier box is a draft. A statement in prose gives its value, not its sentence. When a think block is
+closed, only the text after ``</think>`` counts. Boxes that follow one another joined only by connectors
+(``\\boxed{-2} and \\boxed{1}``) form one answer with several values. With ``mode="lenient"`` (the default),
+a completion with none of these answers with the last math it writes: the last ``$…$``/``\\(…\\)``/``\\[…\\]``
+or plain number, whichever ends later (see :mod:`rewardkit.verifiers.math_scan`).
 
 Every scan here is linear in the length of the text: no regex that can backtrack catastrophically.
 """
@@ -14,11 +17,15 @@ import re
 from dataclasses import dataclass
 
 from rewardkit.verifiers.base import answer_region
+from rewardkit.verifiers.math_scan import last_math, statement_value
+
+LENIENT, STRICT = "lenient", "strict"
+EXTRACTION_MODES = (LENIENT, STRICT)
 
 _BOX_RE = re.compile(r"\\(?:boxed|fbox)\b")
 _ANSWER_OPEN, _ANSWER_CLOSE = "<answer>", "</answer>"
 _STATEMENT_RE = re.compile(
-    r"(?:final\s+answer\s*(?:is|:)|the\s+answer\s+is|^\s*\**answer\**\s*:)[ \t:*]*",
+    r"(?:final\s+answer\s*(?:is|:)|the\s+answer\s+is|(?:^|(?<=[.!?]\s))\s*\**answer\**\s*:)[ \t:*]*",
     re.IGNORECASE | re.MULTILINE,
 )
 _NOT_AN_ANSWER = re.compile(
@@ -26,10 +33,15 @@ _NOT_AN_ANSWER = re.compile(
     r"indeed\b|clearly\b|therefore\b|thus\b|found\b|the\s+same\b|unchanged\b)",
     re.IGNORECASE,
 )
+_GSM8K_RE = re.compile(r"^[ \t]*####[ \t]*(?=\S)", re.MULTILINE)
+_PERCENT_AFTER = re.compile(r"[$ \t]*(?:\\%|%|percent\b|pct\b)")
 _CONNECTOR_RE = re.compile(
-    r"^(?:[\s$,;.]|\\[,;!: ]|\\quad|\\qquad|\\text\{\s*(?:and|or)\s*\}|and|or|&|\\\\|[a-zA-Z]\s*=)*$"
+    r"^(?:[\s$,;.]|\\[,;!: ()\[\]]|\\quad|\\qquad|\\text\{[^{}]{0,30}\b(?:and|or)\b[^{}]{0,10}\}|and|or|&|\\\\"
+    r"|[a-zA-Z](?:_\{?\w{1,3}\}?)?\s*=)*$"
 )
+_SHORT_JOIN = re.compile(r"^[^.\n]{0,20}(?:\band\b|\bor\b|,|;)[^.\n]{0,20}$")
 _MAX_CONNECTOR = 40
+_NEGATED = re.compile(r"(?:\bnot|n't|\bnever|\bcannot\s+be)\s+(?:equal\s+to\s+|be\s+)?[$\\(\s]*\Z", re.IGNORECASE)
 _MAX_STATEMENT = 400
 _MAX_CANDIDATES = 64
 
@@ -91,7 +103,7 @@ def _boxes(text: str) -> list[_Candidate]:
 
 def _statement_content(text: str, start: int) -> tuple[str, int]:
     window = text[start:start + _MAX_STATEMENT]
-    line_end = window.find("\n")
+    line_end = min((i for i in (window.find("\n"), window.find("</")) if i >= 0), default=-1)
     segment = window if line_end < 0 else window[:line_end]
     depth_dollar = 0
     stop = len(segment)
@@ -106,14 +118,18 @@ def _statement_content(text: str, start: int) -> tuple[str, int]:
 
 
 def _statements(text: str) -> list[_Candidate]:
-    """The last few answer statements and ``<answer>`` tags, in text order."""
+    """The last few answer statements, GSM8K ``####`` lines and ``<answer>`` tags, in text order."""
     found = []
     for match in reversed(list(_STATEMENT_RE.finditer(text))):
         content, end = _statement_content(text, match.end())
         if content and not _NOT_AN_ANSWER.match(content):
-            found.append(_Candidate(match.start(), end, content, "statement"))
+            found.append(_Candidate(match.start(), end, statement_value(content), "statement"))
             if len(found) >= _MAX_CANDIDATES:
                 break
+    for match in list(_GSM8K_RE.finditer(text))[-_MAX_CANDIDATES:]:
+        line_end = text.find("\n", match.end(), match.end() + _MAX_STATEMENT)
+        line = text[match.end():line_end if line_end >= 0 else match.end() + _MAX_STATEMENT]
+        found.append(_Candidate(match.start(), match.end() + len(line), statement_value(line), "gsm8k"))
     lower = text.lower() if "<" in text else ""
     previous_close = 0
     for close in re.finditer(re.escape(_ANSWER_CLOSE), lower):
@@ -121,7 +137,7 @@ def _statements(text: str) -> list[_Candidate]:
         previous_close = close.end()
         content = text[start + len(_ANSWER_OPEN):close.start()].strip() if start >= 0 else ""
         if content:
-            found.append(_Candidate(start, close.end(), content, "answer_tag"))
+            found.append(_Candidate(start, close.end(), statement_value(content) or content, "answer_tag"))
     return sorted(found, key=lambda c: c.start)
 
 
@@ -133,13 +149,33 @@ def _strip_delimiters(answer: str) -> str:
     return answer.rstrip(".").strip()
 
 
-def extract_answer(completion: str) -> ExtractedAnswer | None:
-    """The final answer of ``completion``, or None when it commits to none."""
+def _fallback(text: str) -> ExtractedAnswer | None:
+    """The last math the text writes, for completions with no box, statement or tag."""
+    group = last_math(text)
+    values = tuple(v for v in (_strip_delimiters(s.text) for s in group) if v)
+    if not values or _NEGATED.search(text, max(0, group[0].start - 24), group[0].start):
+        return None  # "the answer is not 5." commits to nothing
+    source = "last_math" if group[-1].kind == "math" else "last_number"
+    return ExtractedAnswer(", ".join(values), source, values, group[0].start)
+
+
+def _cut_off_box(text: str) -> bool:
+    """A box opened and never closed (``\\boxed{3`` of a completion cut at its token limit): the final answer
+    was being written and is lost, so no earlier number stands in for it."""
+    return _BOX_RE.search(text) is not None
+
+
+def extract_answer(completion: str, mode: str = LENIENT) -> ExtractedAnswer | None:
+    """The final answer of ``completion``, or None when it commits to none.
+
+    ``mode="strict"`` reads only boxes, answer statements, ``####`` lines and ``<answer>`` tags;
+    ``"lenient"`` also falls back to the last math or number of the answer region.
+    """
     text = answer_region(completion)
     boxes = _boxes(text)[-_MAX_CANDIDATES:]
-    candidates = boxes + _statements(text)[-_MAX_CANDIDATES:]
+    candidates = boxes + [c for c in _statements(text)[-_MAX_CANDIDATES:] if c.text]
     if not candidates:
-        return None
+        return _fallback(text) if mode == LENIENT and not _cut_off_box(text) else None  # no closed box here
     # A statement or tag that wraps a box is represented by the box it wraps.
     inner = [
         c for c in candidates
@@ -161,4 +197,21 @@ def extract_answer(completion: str) -> ExtractedAnswer | None:
     values = tuple(v for v in values if v)
     if not values:
         return None
+    if final.source == "boxed" and _PERCENT_AFTER.match(text, final.end) and not values[-1].endswith("%"):
+        values = values[:-1] + (values[-1] + "\\%",)
     return ExtractedAnswer(", ".join(values), final.source, values, final.start)
+
+
+def final_boxes(text: str) -> list[str]:
+    """The last box of ``text`` and the boxes before it joined by a short phrase with a connector
+    (``\\boxed{1} papers and \\boxed{2} bins``): a reference's boxes that form one answer."""
+    boxes = [b for b in _boxes(text) if _strip_delimiters(b.text)]
+    if not boxes:
+        return []
+    group = [boxes[-1]]
+    for box in reversed(boxes[-_MAX_CANDIDATES:-1]):
+        gap = text[box.end:group[0].start]
+        if len(gap) > _MAX_CONNECTOR or not (_CONNECTOR_RE.match(gap) or _SHORT_JOIN.search(gap)):
+            break
+        group.insert(0, box)
+    return [_strip_delimiters(b.text) for b in group]

@@ -16,7 +16,8 @@ from typing import Any
 from rewardkit._errors import ConfigError
 from rewardkit.verifiers.base import Verifier, _check_batch, as_text
 from rewardkit.verifiers.math_compare import Judgement, normalize, split_values
-from rewardkit.verifiers.math_extract import ExtractedAnswer, extract_answer
+from rewardkit.verifiers.math_extract import EXTRACTION_MODES, LENIENT, ExtractedAnswer, extract_answer
+from rewardkit.verifiers.math_reference import reference_text
 from rewardkit.verifiers.verdict import ERROR, INVALID_REFERENCE, NO_ANSWER, OK, TIMEOUT, Verdict
 from rewardkit.verifiers.worker_pool import TASK_OK, TASK_TIMEOUT, WorkerPool
 
@@ -25,31 +26,24 @@ _WORKER_TARGET = "rewardkit.verifiers.math_worker:judge_in_worker"
 
 @dataclass(frozen=True)
 class MathConfig:
-    """Settings of the math verifier. ``timeout`` is the per-sample limit in seconds."""
+    """Settings of the math verifier. ``timeout`` is the per-sample limit in seconds; ``extraction`` is
+    ``"lenient"`` (fall back to the last math written) or ``"strict"`` (boxes, statements and tags only)."""
 
     timeout: float = 1.5
     workers: int | None = None
     grace: float = 0.5
+    extraction: str = LENIENT
 
     def __post_init__(self) -> None:
         if not self.timeout > 0:
             raise ConfigError(f"math verifier: timeout must be a positive number of seconds, got {self.timeout!r}")
         if self.workers is not None and self.workers < 1:
             raise ConfigError(f"math verifier: workers must be >= 1 or None (one per core), got {self.workers!r}")
-
-
-def reference_text(reference: Any) -> str | None:
-    """The reference as text: numbers stringified, delimiters and a wrapping ``\\boxed{}`` removed."""
-    if reference is None or isinstance(reference, bool):
-        return None
-    if isinstance(reference, (list, tuple)):
-        reference = ", ".join(str(r) for r in reference)
-    text = str(reference).strip()
-    if "\\boxed" in text or "\\fbox" in text:
-        found = extract_answer(text)
-        if found is not None:
-            text = found.text
-    return text or None
+        if self.extraction not in EXTRACTION_MODES:
+            raise ConfigError(
+                f"math verifier: extraction must be one of {', '.join(map(repr, EXTRACTION_MODES))}, "
+                f"got {self.extraction!r}"
+            )
 
 
 class MathVerifier(Verifier):
@@ -58,8 +52,10 @@ class MathVerifier(Verifier):
     name = "math"
     params_schema = MathConfig  # checked when a spec is built (rewardkit._param_types)
 
-    def __init__(self, *, timeout: float = 1.5, workers: int | None = None, grace: float = 0.5) -> None:
-        self.config = MathConfig(timeout=timeout, workers=workers, grace=grace)
+    def __init__(
+        self, *, timeout: float = 1.5, workers: int | None = None, grace: float = 0.5, extraction: str = LENIENT
+    ) -> None:
+        self.config = MathConfig(timeout=timeout, workers=workers, grace=grace, extraction=extraction)
         self._pool: WorkerPool | None = None
         self._lock = threading.Lock()
 
@@ -87,9 +83,10 @@ class MathVerifier(Verifier):
         gold = reference_text(reference)
         if gold is None:
             return Verdict.fail(INVALID_REFERENCE, reason=f"no usable reference: {reference!r}")
-        found = extract_answer(as_text(completion))
+        found = extract_answer(as_text(completion), self.config.extraction)
         if found is None:
-            return Verdict.fail(NO_ANSWER, reason="no boxed answer or answer statement found")
+            what = "math or number" if self.config.extraction == LENIENT else "boxed answer or answer statement"
+            return Verdict.fail(NO_ANSWER, reason=f"no {what} found")
         if len(found.values) == 1 and _trivially_equal(found.text, gold):
             return Verdict(1.0, True, OK, found.text, {"reason": "identical", "source": found.source})
         return found, gold
