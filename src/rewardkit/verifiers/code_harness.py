@@ -48,7 +48,8 @@ from rewardkit.verifiers.verdict import (
 _AST_LOCK = threading.Lock()
 
 RESULT_TAG = "RKH1"
-HARNESS_FILES = ("code_supervisor.py", "code_runner.py", "code_wire.py", "code_procs.py", "code_io_cases.py")
+HARNESS_FILES = ("code_supervisor.py", "code_runner.py", "code_wire.py", "code_procs.py", "code_io_cases.py",
+                 "code_recorder.py")
 COMMAND = ("python3", "-I", "-S", "-B", "code_supervisor.py")
 STDERR_TAIL = 2000
 
@@ -159,7 +160,7 @@ def prepare_job(
     spec = normalize_reference(reference, tolerance)
     if spec["mode"] == "function":
         with _AST_LOCK:
-            spec.update(instrument(spec["test"]))
+            spec.update(instrument(spec["test"], spec["entry_point"]))
     nonce = secrets.token_hex(16)
     job = {**spec, "nonce": nonce, "budget": harness_budget(limits.wall_time), "call_timeout": call_timeout,
            "max_output_bytes": limits.max_output_bytes}
@@ -219,6 +220,8 @@ def parse_result(job: HarnessJob, result: RunResult, extracted: str | None = Non
         return Verdict.fail(COMPILE_ERROR, extracted, error=load.get("error"), **details)
     if load.get("status") not in (None, OK):
         details["error"] = load.get("error")
+    if report.get("aborted"):
+        details["error"] = f"the run was aborted: {report['aborted']}"
     correct = passed == total and not report.get("deadline_hit") and not report.get("aborted")
     if correct:
         status = OK
@@ -226,8 +229,8 @@ def parse_result(job: HarnessJob, result: RunResult, extracted: str | None = Non
         status = TIMEOUT
     elif events.get("memory_errors") or result.memory_exceeded:
         status = MEMORY_LIMIT
-    elif load.get("status") not in (None, OK) or events.get("crashes") or events.get("exceptions") or (
-        report.get("errors") and passed == 0
+    elif report.get("aborted") or load.get("status") not in (None, OK) or events.get("crashes") or (
+        events.get("exceptions") or (report.get("errors") and passed == 0)
     ):
         status = RUNTIME_ERROR
     else:
