@@ -319,11 +319,21 @@ CASES += [
         "import time\n"
         "def f(x):\n"
         "    if x == 0:\n"
-        "        for pid in {os.getppid(), 1}:\n"
-        "            try:\n                os.kill(pid, signal.SIGALRM)\n            except OSError:\n                pass\n"
-        "        async_signal(signal.SIGALRM)\n"
         "        return 1\n"
+        "    for pid in {os.getppid(), 1}:\n"
+        "        try:\n            os.kill(pid, signal.SIGALRM)\n        except OSError:\n            pass\n"
+        "    async_signal(signal.SIGALRM)\n"
         "    time.sleep(3600)\n"), reference=LOOP_REF, statuses=("timeout",)),
+    Hostile("early_sigalrm_after_the_first_test", ASYNC_SIGNAL + (
+        "import time\n"
+        "def f(x):\n"
+        "    if x == 2:\n"
+        "        return 5\n"
+        "    for pid in {os.getppid(), 1}:\n"
+        "        try:\n            os.kill(pid, signal.SIGALRM)\n        except OSError:\n            pass\n"
+        "    async_signal(signal.SIGALRM)\n"
+        "    time.sleep(0.3)\n"
+        "    return 0\n"), earned=1 / 3, statuses=("ok",)),
     Hostile("signals_the_supervisor_and_still_answers_right", PESTER + "def f(x):\n    pester()\n    return 2 * x + 1\n",
             earned=1.0, statuses=("ok",)),
     Hostile("signals_the_supervisor_and_answers_wrong", PESTER + "def f(x):\n    pester()\n    return 0\n"),

@@ -239,3 +239,54 @@ def test_close_releases_everything_and_later_calls_fail_cleanly() -> None:
     assert after.status == "sandbox_error"
     if os.geteuid() == 0:
         assert _processes_of(sandbox) == []
+
+
+# -- repeated tests, crashes, modules (issue 8) ---------------------------------------------------
+
+def test_instrument_marks_sites_that_repeat_and_commits_loops_in_check() -> None:
+    from rewardkit.verifiers.code_instrument import instrument
+
+    spec = instrument("def helper(x):\n    assert x\ndef check(candidate):\n    assert candidate(1)\n"
+                      "    for i in range(3):\n        assert candidate(i) >= 0\n    helper(candidate(2))\n", "f")
+    assert [s["repeat"] for s in spec["sites"]] == ["function", None, "loop"]
+    assert "__rk_commit__((2,))" in spec["statements"][1]
+    called = instrument("def check(candidate):\n    assert candidate(1)\ncheck(f)\n", "f")
+    assert [s["repeat"] for s in called["sites"]] == ["function"]  # the tests call check themselves
+
+
+def test_a_loop_is_credited_only_when_it_finishes(verifier) -> None:
+    program = "def f(x):\n    while x == 7:\n        pass\n    return 2 * x + 1\n"
+    tests = ("for x in range(3):\n    assert f(x) == 2 * x + 1\n"
+             "for x in range(5, 9):\n    assert f(x) == 2 * x + 1\nassert f(20) == 41\n")
+    verdict = verifier.verify(program, tests)
+    assert [t["outcome"] for t in verdict.details["tests"]] == ["pass", "timeout", "not_run"], verdict
+    assert verdict.status == "timeout" and verdict.score == pytest.approx(1 / 3)
+    raising = verifier.verify("def f(x):\n    if x:\n        raise ValueError(x)\n    return 1\n",
+                              "for x in range(3):\n    got = f(x)\n    assert got == 2 * x + 1\n")
+    assert raising.score == 0.0 and raising.details["tests"][0]["outcome"] == "fail"
+    humaneval = {"test": "def check(candidate):\n    for x in range(3):\n        assert candidate(x) == 2 * x + 1\n"
+                         "    assert candidate(7) == 15\n", "entry_point": "f"}
+    kept = verifier.verify(program, humaneval)  # the loop finished before the hang: it keeps its credit
+    assert [t["outcome"] for t in kept.details["tests"]] == ["pass", "not_run"] and kept.status == "timeout"
+
+
+def test_a_crash_is_never_the_exception_a_test_expects(verifier) -> None:
+    reference = {"test": "def check(candidate):\n    assert candidate(2) == 5\n    try:\n        candidate(-1)\n"
+                         "        raised = False\n    except ValueError:\n        raised = True\n    assert raised\n",
+                 "entry_point": "f"}
+    raises = verifier.verify("def f(x):\n    if x < 0:\n        raise ValueError(x)\n    return 2 * x + 1\n", reference)
+    assert (raises.score, raises.status) == (1.0, "ok"), raises  # a builtin exception crosses as itself
+    loose = {**reference, "test": reference["test"].replace("except ValueError:", "except:")}
+    for program in ("import os\ndef f(x):\n    if x < 0:\n        os._exit(1)\n    return 2 * x + 1\n",
+                    "import os, signal\ndef f(x):\n    if x < 0:\n        os.kill(os.getpid(), signal.SIGKILL)\n"
+                    "    return 2 * x + 1\n"):
+        for ref in (reference, loose):
+            verdict = verifier.verify(program, ref)
+            # SIGKILL reads as the CPU limit's kill: timeout; both are failures, never "pass" or infra
+            assert verdict.score == 0.5 and verdict.status in ("runtime_error", "timeout"), verdict
+
+
+def test_modules_the_program_imports_serve_the_tests(verifier) -> None:
+    program = "import math\nimport heapq as hq\ndef f(x):\n    return 2 * x + 1\n"
+    verdict = verifier.verify(program, "assert math.isclose(f(1.5), 4.0)\nassert hq.nsmallest(2, [f(3), f(1), f(2)]) == [3, 5]\n")
+    assert verdict.correct, verdict

@@ -19,6 +19,14 @@ UNFINISHED = "the statement that repeats this test did not finish"
 CRASHED = "the program crashed or ran out of time during this test"
 
 
+def describe(exc: BaseException, size: int = 300) -> str:
+    """``Type: message``, never raising (a message may hold a value too big to print)."""
+    try:
+        return f"{type(exc).__name__}: {exc}"[:size]
+    except Exception:  # noqa: BLE001
+        return f"{type(exc).__name__}: <unprintable>"
+
+
 class Recorder:
     """Called by the instrumented tests as ``__rk_record__(site, value, exc)``."""
 
@@ -43,9 +51,9 @@ class Recorder:
             try:
                 ok, error = bool(value), "assertion failed"
             except Exception as bad:  # noqa: BLE001 - a candidate object's truth value
-                ok, error = False, f"{type(bad).__name__}: {bad}"[:300]
+                ok, error = False, describe(bad)
         else:
-            ok, error = False, f"{type(exc).__name__}: {exc}"[:300]
+            ok, error = False, describe(exc)
         if not ok:
             self.pending.discard(index)
             entry["error"] = error

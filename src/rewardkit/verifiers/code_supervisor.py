@@ -35,7 +35,7 @@ sys.path.insert(0, HERE)
 import code_io_cases
 import code_wire as wire
 from code_procs import STARTED, Child, Deadline, Events, nondumpable, shield_signals, spawn_python, sweep
-from code_recorder import Recorder
+from code_recorder import Recorder, describe
 
 sys.path.remove(HERE)  # the candidate can write here: nothing may be imported from it from now on
 
@@ -307,7 +307,7 @@ def _run_statement(source: str, namespace: dict, errors: list[str], recorder: Re
         raise
     except BaseException as exc:  # noqa: BLE001 - a test that errors outside an assert
         recorder.cut_short(False)
-        errors.append(f"{type(exc).__name__}: {exc}"[:300])
+        errors.append(describe(exc))
         return False
     return recorder.finished()
 
@@ -375,7 +375,7 @@ def main() -> None:
         # Once a candidate process has run, a failure here may be its doing: it fails the program
         # rather than pass as the infrastructure's fault (which would spare the sample its penalty).
         key = "aborted" if STARTED[0] else "harness_error"
-        result[key] = f"{type(exc).__name__}: {exc}"[:1000]
+        result[key] = describe(exc, 1000)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, signal.SIG_IGN)
