@@ -278,8 +278,8 @@ def test_a_crash_is_never_the_exception_a_test_expects(verifier) -> None:
     assert (raises.score, raises.status) == (1.0, "ok"), raises  # a builtin exception crosses as itself
     loose = {**reference, "test": reference["test"].replace("except ValueError:", "except:")}
     for program in ("import os\ndef f(x):\n    if x < 0:\n        os._exit(1)\n    return 2 * x + 1\n",
-                    "import os, signal\ndef f(x):\n    if x < 0:\n        os.kill(os.getpid(), signal.SIGKILL)\n"
-                    "    return 2 * x + 1\n"):
+                    ("import os, signal\ndef f(x):\n    if x < 0:\n        os.kill(os.getpid(), signal.SIGKILL)\n"
+                     "    return 2 * x + 1\n")):
         for ref in (reference, loose):
             verdict = verifier.verify(program, ref)
             # SIGKILL reads as the CPU limit's kill: timeout; both are failures, never "pass" or infra
