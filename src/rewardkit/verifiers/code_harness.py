@@ -76,7 +76,14 @@ def _harness_sources() -> dict[str, bytes]:
 _SOURCES: dict[str, bytes] | None = None
 
 
-def normalize_reference(reference: Any, tolerance: float | None = None) -> dict[str, Any]:
+def valid_tolerance(value: Any) -> bool:
+    """``"auto"`` (1e-6 where the expected token is a decimal), a number >= 0 (every number), or None (exact)."""
+    if value is None or value == "auto":
+        return True
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+
+
+def normalize_reference(reference: Any, tolerance: float | str | None = "auto") -> dict[str, Any]:
     """The reference as a harness test spec; raises InvalidReference naming what is wrong.
 
     A string that holds a JSON object (as dataset columns often do) is read as that object.
@@ -111,8 +118,8 @@ def normalize_reference(reference: Any, tolerance: float | None = None) -> dict[
                     f"reference needs as many 'outputs' as 'inputs' (at least one): got {len(inputs)} and {len(outputs)}"
                 )
             tol = reference.get("tolerance", tolerance)
-            if tol is not None and not (isinstance(tol, (int, float)) and tol >= 0):
-                raise InvalidReference(f"tolerance must be a number >= 0, got {tol!r}")
+            if not valid_tolerance(tol):
+                raise InvalidReference(f"tolerance must be 'auto', a number >= 0 or null, got {tol!r}")
             return {"mode": "io", "inputs": [_text(x) for x in inputs], "outputs": [_text(x) for x in outputs],
                     "tolerance": tol}
         raise InvalidReference(
@@ -151,7 +158,7 @@ def prepare_job(
     limits: Limits,
     *,
     call_timeout: float | None = None,
-    tolerance: float | None = None,
+    tolerance: float | str | None = "auto",
 ) -> HarnessJob:
     """The command, files and stdin that judge ``program`` against ``reference`` in any sandbox."""
     global _SOURCES

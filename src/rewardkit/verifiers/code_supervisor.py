@@ -151,7 +151,7 @@ class Candidate:
         os.close(to_parent)
         self.wfd, self.rfd = from_parent, from_child
         self.gen += 1
-        reply = self._receive()
+        reply = self._receive(self.deadline)  # loading the program has the whole budget, not call_timeout
         if type(reply) is not dict:
             self.stop()
             raise self.crash("bad_reply", "the program's process sent garbage")
@@ -179,8 +179,9 @@ class Candidate:
                 delattr(self, fd)
         self.proc = None
 
-    def _receive(self):  # type: ignore[no-untyped-def]
-        limit = self.deadline if self.call_timeout is None else min(self.deadline, time.monotonic() + self.call_timeout)
+    def _receive(self, limit: float | None = None):  # type: ignore[no-untyped-def]
+        if limit is None:
+            limit = self.deadline if self.call_timeout is None else min(self.deadline, time.monotonic() + self.call_timeout)
         try:
             return wire.receive(self.rfd, limit)
         except wire.WireTimeout:
