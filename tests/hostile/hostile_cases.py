@@ -398,3 +398,13 @@ CASES += [
         reference="assert f(2) == 5\ntry:\n    f(-1)\n    raised = False\nexcept Exception:\n    raised = True\n"
                   "assert raised\n", earned=0.5),
 ]
+
+CASES += [
+    Hostile("stopiteration_ends_a_map_loop_early", (
+        "def f(x):\n    if x:\n        raise StopIteration\n    return 1\n"),
+        reference="for got, x in zip(map(f, range(5)), range(5)):\n    assert got == 2 * x + 1\n"),
+    Hostile("program_defines_the_tests_helpers_and_harness_names", (
+        "check = lambda candidate: None\nassertion = lambda out, exp: None\n"
+        "__rk_record__ = __rk_commit__ = lambda *a: None\nDeadline = Exception\n"
+        "def f(x):\n    return 0\n"), reference=EVALPLUS_REF),
+]

@@ -53,8 +53,11 @@ SAFE_MODULES = frozenset((
     "types", "typing", "unicodedata", "zlib",
 ))
 # Exceptions a candidate's raise may become in the tests, by name, taken before any candidate runs.
+# Not StopIteration/StopAsyncIteration: raised from a call inside ``map`` or ``zip`` they would end the
+# test's loop early and quietly, and the loop would count as finished.
 BUILTIN_EXCEPTIONS = {name: value for name, value in vars(builtins).items()
-                      if isinstance(value, type) and issubclass(value, Exception)}
+                      if isinstance(value, type) and issubclass(value, Exception)
+                      and not issubclass(value, (StopIteration, StopAsyncIteration))}
 
 
 class CandidateFailure(Exception):
