@@ -316,3 +316,29 @@ def test_modules_the_program_imports_serve_the_tests(verifier) -> None:
     program = "import math\nimport heapq as hq\ndef f(x):\n    return 2 * x + 1\n"
     verdict = verifier.verify(program, "assert math.isclose(f(1.5), 4.0)\nassert hq.nsmallest(2, [f(3), f(1), f(2)]) == [3, 5]\n")
     assert verdict.correct, verdict
+
+
+def test_the_recorder_credits_only_finished_statements() -> None:
+    from rewardkit.verifiers.code_procs import Deadline
+    from rewardkit.verifiers.code_recorder import Recorder
+
+    sites = [{"line": 1, "source": "a", "repeat": None}, {"line": 2, "source": "b", "repeat": "loop"},
+             {"line": 3, "source": "c", "repeat": "function"}]
+    recorder = Recorder(sites, time.monotonic() + 60)
+    recorder(0, True, None)
+    recorder(1, True, None)
+    recorder(2, True, None)
+    assert [o["outcome"] for o in recorder.outcomes] == ["pass", "not_run", "not_run"]  # pending until finished
+    assert recorder.finished()
+    assert [o["outcome"] for o in recorder.outcomes] == ["pass", "pass", "pass"]
+    recorder(1, True, None)
+    recorder.cut_short(True)  # a later statement did not finish: loops in it and every helper site lose credit
+    assert [o["outcome"] for o in recorder.outcomes] == ["pass", "timeout", "timeout"]
+    crashed = Recorder(sites, time.monotonic() + 60)
+    crashed.crashed = True  # the candidate crashed and the test code caught it
+    crashed(0, True, None)
+    assert crashed.outcomes[0]["outcome"] == "fail" and not crashed.crashed
+    late = Recorder(sites, time.monotonic() - 1)
+    with pytest.raises(Deadline):
+        late(0, True, None)  # past the deadline nothing more is recorded
+    assert late.outcomes[0]["outcome"] == "not_run"
