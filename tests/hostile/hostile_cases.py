@@ -408,3 +408,15 @@ CASES += [
         "__rk_record__ = __rk_commit__ = lambda *a: None\nDeadline = Exception\n"
         "def f(x):\n    return 0\n"), reference=EVALPLUS_REF),
 ]
+
+CASES += [
+    Hostile("crash_mid_loop_caught_by_a_bare_except", (
+        "import os\ndef f(x):\n    if x:\n        os._exit(0)\n    return 1\n"),
+        reference={"test": ("def check(candidate):\n    try:\n        for x in range(5):\n"
+                            "            got = candidate(x)\n            assert got == 2 * x + 1\n"
+                            "    except:\n        pass\n    assert candidate(0) == 1\n"), "entry_point": "f"}),
+    Hostile("deadline_swallowed_by_a_bare_except_around_a_loop", FIRST_THEN_HANG,
+            reference={"test": ("def check(candidate):\n    try:\n        for x in range(5):\n"
+                                "            assert candidate(x) == 2 * x + 1\n    except:\n        pass\n"),
+                       "entry_point": "f"}, statuses=("timeout",)),
+]

@@ -338,6 +338,9 @@ def test_the_recorder_credits_only_finished_statements() -> None:
     crashed.crashed = True  # the candidate crashed and the test code caught it
     crashed(0, True, None)
     assert crashed.outcomes[0]["outcome"] == "fail" and not crashed.crashed
+    crashed(1, True, None)
+    crashed.crash()  # a crash while a loop's pass is pending: the loop is being broken off
+    assert crashed.outcomes[1]["outcome"] == "fail" and crashed.crashed
     late = Recorder(sites, time.monotonic() - 1)
     with pytest.raises(Deadline):
         late(0, True, None)  # past the deadline nothing more is recorded

@@ -63,8 +63,16 @@ class Recorder:
         else:
             entry["outcome"] = "pass"
 
+    def crash(self) -> None:
+        """The candidate crashed or timed out: the next test fails, and so does every pass still pending
+        (test code that catches the crash with a bare ``except`` may break out of their loop and go on)."""
+        self.crashed = True
+        self.cut_short(False)
+
     def commit(self, indices=None) -> None:  # type: ignore[no-untyped-def]
         """Credit the pending passes of ``indices`` (all when None): their loop or statement finished."""
+        if time.monotonic() >= self.deadline:
+            raise Deadline()  # a loop that "finished" because test code swallowed the deadline did not
         for index in sorted(self.pending if indices is None else self.pending.intersection(indices)):
             self.pending.discard(index)
             if self.outcomes[index]["outcome"] != "fail":

@@ -263,7 +263,7 @@ class Candidate:
 def run_function_tests(job: dict, deadline: float, events: Events, result: dict) -> None:
     """Run the tests, already instrumented on the host (``code_instrument``), against the candidate."""
     recorder = Recorder(job["sites"], deadline)
-    candidate = Candidate(deadline, job.get("call_timeout"), events, on_crash=lambda: setattr(recorder, "crashed", True))
+    candidate = Candidate(deadline, job.get("call_timeout"), events, on_crash=recorder.crash)
     result.update(mode="function", tests=recorder.outcomes)
     timed_out = False
     try:
