@@ -420,3 +420,19 @@ CASES += [
                                 "            assert candidate(x) == 2 * x + 1\n    except:\n        pass\n"),
                        "entry_point": "f"}, statuses=("timeout",)),
 ]
+
+DEEP_DIRS = (
+    "import os\n"
+    "def bury(top, depth):\n"
+    "    try:\n        os.chdir(top)\n    except OSError:\n        return\n"
+    "    for _ in range(depth):\n"
+    "        try:\n            os.mkdir('d')\n            os.chdir('d')\n            open('f', 'w').close()\n"
+    "        except OSError:\n            break\n"
+)
+CASES += [
+    Hostile("buries_directories_deeper_than_any_recursion", DEEP_DIRS + (
+        "home = os.getcwd()\n"
+        "for top in ('/tmp', '/dev/shm', home):\n    bury(top, 5000)\n"
+        "os.chdir(home)\n"
+        "def f(x):\n    return 0\n")),
+]
