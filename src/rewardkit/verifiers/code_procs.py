@@ -44,13 +44,14 @@ def shield_signals() -> None:
         _SHIELDED.append(number)
 
 
-def nondumpable() -> None:
+def nondumpable() -> bool:
+    """Make this process non-dumpable (no ptrace, no /proc/<pid>/mem for the same uid); False if we cannot."""
     try:
         import ctypes
 
-        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 0
+        return ctypes.CDLL(None).prctl(4, 0, 0, 0, 0) == 0  # PR_SET_DUMPABLE = 0
     except (OSError, AttributeError, ImportError):
-        pass
+        return False
 
 
 class Child:
