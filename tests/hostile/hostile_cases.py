@@ -217,3 +217,222 @@ CASES = [
 ]
 
 GOOD_IO = IO_GOOD
+
+# -- issue 8: forging through the supervisor's imports, looped tests, signals, crashes taken for exceptions --
+
+# What a planted module would do in the supervisor's process: find the nonce in its frames and print an
+# all-pass report (the forgery issue 8 found through ``unittest.__main__`` test discovery).
+FORGE = (
+    "import sys, os, json\n"
+    "frame = sys._getframe()\n"
+    "while frame is not None:\n"
+    "    nonce = frame.f_locals.get('nonce')\n"
+    "    if isinstance(nonce, str):\n"
+    "        report = {'v': 1, 'tests': [{'outcome': 'pass'}] * 3, 'events': {}}\n"
+    "        os.write(1, ('RKH1 %s %s\\n' % (nonce, json.dumps(report))).encode())\n"
+    "        os._exit(0)\n"
+    "    frame = frame.f_back\n"
+)
+PLANT_FORGERS = (
+    "import os\n"
+    f"FORGE = {FORGE!r}\n"
+    "for name in ('test_forge.py', 'test_all.py', 'math.py', 're.py', 'json.py', 'unittest.py', 'types.py',\n"
+    "             'string.py', 'operator.py', 'collections.py', 'encodings.py', 'sitecustomize.py'):\n"
+    "    try:\n        open(name, 'w').write(FORGE)\n    except OSError:\n        pass\n"
+)
+# Deliver a signal to the supervisor (our parent) as the kernel's async-I/O notice: F_SETOWN + F_SETSIG +
+# O_ASYNC on a socketpair, which passes any kill() filter (issue 8, item 3c).
+ASYNC_SIGNAL = (
+    "import fcntl, os, signal, socket\n"
+    "_held = []\n"
+    "def async_signal(sig, pid=None):\n"
+    "    a, b = socket.socketpair()\n"
+    "    try:\n"
+    "        fcntl.fcntl(a, fcntl.F_SETOWN, pid or os.getppid())\n"
+    "        fcntl.fcntl(a, 10, int(sig))  # F_SETSIG\n"
+    "        fcntl.fcntl(a, fcntl.F_SETFL, fcntl.fcntl(a, fcntl.F_GETFL) | os.O_ASYNC | os.O_NONBLOCK)\n"
+    "        b.send(b'x')\n"
+    "    except OSError:\n        pass\n"
+    "    _held.append((a, b))\n"
+)
+CATCHABLE = ("SIGINT", "SIGTERM", "SIGALRM", "SIGUSR1", "SIGUSR2", "SIGHUP", "SIGQUIT", "SIGPIPE", "SIGIO",
+             "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGVTALRM", "SIGPROF", "SIGWINCH", "SIGXCPU", "SIGXFSZ",
+             "SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL", "SIGABRT", "SIGTRAP", "SIGSYS", "SIGRTMIN", "SIGRTMAX",
+             "SIGCONT")
+PESTER = ASYNC_SIGNAL + (
+    f"SIGS = [getattr(signal, n) for n in {CATCHABLE!r}]\n"
+    "def pester():\n"
+    "    for s in SIGS:\n"
+    "        for pid in {os.getppid(), 1}:\n"
+    "            try:\n                os.kill(pid, s)\n            except OSError:\n                pass\n"
+    "        async_signal(s)\n"
+    "pester()\n"
+)
+LOOP_REF = "for x in range(50):\n    assert f(x) == 2 * x + 1\n"
+EVALPLUS_REF = {
+    "test": ("def assertion(out, exp):\n    assert out == exp\n"
+             "def check(candidate):\n"
+             "    inputs = [[x] for x in range(40)]\n"
+             "    results = [2 * x + 1 for x in range(40)]\n"
+             "    for i, inp in enumerate(inputs):\n        assertion(candidate(*inp), results[i])\n"),
+    "entry_point": "f",
+}
+EXPECTS_RAISE_REF = {
+    "test": ("def check(candidate):\n    assert candidate(2) == 5\n"
+             "    try:\n        candidate(-1)\n        raised = False\n    except Exception:\n        raised = True\n"
+             "    assert raised\n"),
+    "entry_point": "f",
+}
+BARE_EXCEPT_REF = {
+    "test": ("def check(candidate):\n    assert candidate(2) == 5\n"
+             "    raised = False\n    try:\n        candidate(-1)\n    except:\n        raised = True\n"
+             "    assert raised\n"),
+    "entry_point": "f",
+}
+FIRST_THEN_HANG = "import time\ndef f(x):\n    if x:\n        time.sleep(3600)\n    return 2 * x + 1\n"
+IMPORT_BAIT = ("unittest.__main__", "unittest", "this", "antigravity", "idlelib.idle", "idlelib.__main__",
+               "json.tool", "venv.__main__", "ensurepip.__main__", "pydoc", "__main__", "site",
+               "code_supervisor", "code_wire", "test_forge")
+
+CASES += [
+    Hostile("module_proxy_unittest_main_forges", PLANT_FORGERS + "import types\nf = types.ModuleType('unittest.__main__')\n"),
+    Hostile("module_proxy_unittest_main_humaneval", PLANT_FORGERS + (
+        "import types\ncandidate = types.ModuleType('unittest.__main__')\n"),
+        reference={"test": "def check(candidate):\n    assert candidate(2) == 5\n", "entry_point": "candidate"}),
+    *[Hostile(f"module_proxy_{name.replace('.', '_')}", PLANT_FORGERS + f"import types\nf = types.ModuleType({name!r})\n")
+      for name in IMPORT_BAIT],
+    Hostile("class_named_module_with_a_stdlib_name", PLANT_FORGERS + (
+        "class module:\n    __name__ = 'unittest.__main__'\n    __module__ = 'unittest.__main__'\n"
+        "    def __call__(self, x):\n        return 0\nf = module()\n")),
+    Hostile("real_module_bound_to_a_test_name", PLANT_FORGERS + "import unittest.__main__ as f\n"),
+    Hostile("plants_stdlib_shadows_for_test_imports", PLANT_FORGERS + "def f(x):\n    return 0\n",
+            reference="import math, re, json, collections\nassert math.isclose(f(2), 5)\nassert f(10) == 21\n"),
+    Hostile("looped_test_first_case_then_hang", FIRST_THEN_HANG, reference=LOOP_REF, statuses=("timeout",)),
+    Hostile("evalplus_helper_first_case_then_hang", FIRST_THEN_HANG, reference=EVALPLUS_REF, statuses=("timeout",)),
+    Hostile("looped_test_first_case_then_crash", "import os\ndef f(x):\n    if x:\n        os._exit(0)\n    return 1\n",
+            reference=LOOP_REF),
+    Hostile("looped_test_raises_outside_the_assert", "def f(x):\n    if x:\n        raise ValueError(x)\n    return 1\n",
+            reference="for x in range(5):\n    got = f(x)\n    assert got == 2 * x + 1\n"),
+    Hostile("helper_statement_passes_then_next_call_hangs", FIRST_THEN_HANG,
+            reference="def one(x):\n    assert f(x) == 2 * x + 1\none(0)\none(1)\n", statuses=("timeout",)),
+    Hostile("early_sigalrm_then_loop_hang", ASYNC_SIGNAL + (
+        "import time\n"
+        "def f(x):\n"
+        "    if x == 0:\n"
+        "        return 1\n"
+        "    for pid in {os.getppid(), 1}:\n"
+        "        try:\n            os.kill(pid, signal.SIGALRM)\n        except OSError:\n            pass\n"
+        "    async_signal(signal.SIGALRM)\n"
+        "    time.sleep(3600)\n"), reference=LOOP_REF, statuses=("timeout",)),
+    Hostile("early_sigalrm_after_the_first_test", ASYNC_SIGNAL + (
+        "import time\n"
+        "def f(x):\n"
+        "    if x == 2:\n"
+        "        return 5\n"
+        "    for pid in {os.getppid(), 1}:\n"
+        "        try:\n            os.kill(pid, signal.SIGALRM)\n        except OSError:\n            pass\n"
+        "    async_signal(signal.SIGALRM)\n"
+        "    time.sleep(0.3)\n"
+        "    return 0\n"), earned=1 / 3, statuses=("ok",)),
+    Hostile("signals_the_supervisor_and_still_answers_right", PESTER + "def f(x):\n    pester()\n    return 2 * x + 1\n",
+            earned=1.0, statuses=("ok",)),
+    Hostile("signals_the_supervisor_and_answers_wrong", PESTER + "def f(x):\n    pester()\n    return 0\n"),
+    Hostile("sigint_to_the_supervisor_then_fails", (
+        "import os, signal\n"
+        "def f(x):\n"
+        "    for pid in {os.getppid(), 1}:\n"
+        "        try:\n            os.kill(pid, signal.SIGINT)\n        except OSError:\n            pass\n"
+        "    raise ValueError(x)\n")),
+    Hostile("async_sigkill_and_sigstop_to_the_supervisor", ASYNC_SIGNAL + (
+        "import time\n"
+        "def f(x):\n"
+        "    async_signal(signal.SIGSTOP)\n    time.sleep(0.2)\n    async_signal(signal.SIGCONT)\n"
+        "    async_signal(signal.SIGKILL)\n    time.sleep(0.2)\n"
+        "    return 0\n")),
+    Hostile("async_sigstop_leaves_the_supervisor_stopped", ASYNC_SIGNAL + (
+        "def f(x):\n    async_signal(signal.SIGSTOP)\n    return 0\n"),
+        statuses=("ok", "runtime_error", "timeout")),
+    Hostile("io_signals_the_supervisor_and_answers_right", PESTER + "print(int(input()) * 2)\n",
+            reference=IO_REF, earned=1.0, statuses=("ok",)),
+    Hostile("io_signals_the_supervisor_and_answers_wrong", PESTER + "print(0)\n", reference=IO_REF),
+    Hostile("stderr_fakes_a_tool_failure_then_floods", (
+        "import sys\n"
+        "sys.stderr.write(\"bwrap: Can't mount proc on /newroot/proc: Operation not permitted\\n\")\n"
+        "sys.stderr.flush()\n"
+        "while True:\n    sys.stderr.write('e' * 10000)\n"), statuses=("output_limit",)),
+    Hostile("systemexit_and_base_exceptions_in_calls", (
+        "import sys\n"
+        "class Boom(BaseException):\n    pass\n"
+        "def f(x):\n"
+        "    raise [SystemExit(0), KeyboardInterrupt(), GeneratorExit(), Boom(), StopIteration()][x % 5]\n"),
+        reference="assert f(2) == 5\nassert f(10) == 21\nassert f(-1) == -1\nassert f(1) == 3\nassert f(3) == 7\n"),
+    Hostile("exits_inside_dunder_methods_of_returned_objects", (
+        "import os, sys\n"
+        "class Bad:\n"
+        "    def __eq__(self, other):\n        sys.exit(0)\n"
+        "    def __hash__(self):\n        os._exit(0)\n"
+        "    def __repr__(self):\n        sys.exit(0)\n"
+        "    def __bool__(self):\n        sys.exit(0)\n"
+        "    def __len__(self):\n        os._exit(0)\n"
+        "    def __iter__(self):\n        sys.exit(0)\n"
+        "    def __index__(self):\n        sys.exit(0)\n"
+        "class Odd(int):\n    @property\n    def __class__(self):\n        return int\n"
+        "    def __eq__(self, other):\n        return True\n    __hash__ = int.__hash__\n"
+        "def f(x):\n    return [Bad(), {Bad(): 1}, Odd(2 * x + 1), [Bad()]][x % 4]\n"),
+        reference="assert f(2) == 5\nassert f(10) == 21\nassert f(-1) == -1\nassert f(0) == 1\n"
+                  "assert list(f(3)) == [7]\nassert len(f(4)) == 9\nassert f(5) in (11,)\n"),
+    Hostile("exception_classes_named_like_builtins_and_harness", (
+        "class AssertionError(Exception):\n    pass\n"
+        "class Deadline(Exception):\n    pass\n"
+        "class CandidateCrash(Exception):\n    pass\n"
+        "def f(x):\n    raise [AssertionError('x'), Deadline(), CandidateCrash()][x % 3]\n"),
+        reference="assert f(2) == 5\nassert f(10) == 21\nassert f(-1) == -1\n"),
+    Hostile("os_exit_taken_for_an_expected_exception", (
+        "import os\ndef f(x):\n    if x < 0:\n        os._exit(1)\n    return 2 * x + 1\n"),
+        reference=EXPECTS_RAISE_REF, earned=0.5),
+    Hostile("self_kill_inside_a_bare_except", (
+        "import os, signal\ndef f(x):\n    if x < 0:\n        os.kill(os.getpid(), signal.SIGKILL)\n"
+        "    return 2 * x + 1\n"), reference=BARE_EXCEPT_REF, earned=0.5),
+    Hostile("crash_then_program_defined_flag", (
+        "import os\nraised = True\ndef f(x):\n    if x < 0:\n        os._exit(1)\n    return 2 * x + 1\n"),
+        reference="assert f(2) == 5\ntry:\n    f(-1)\n    raised = False\nexcept Exception:\n    raised = True\n"
+                  "assert raised\n", earned=0.5),
+]
+
+CASES += [
+    Hostile("stopiteration_ends_a_map_loop_early", (
+        "def f(x):\n    if x:\n        raise StopIteration\n    return 1\n"),
+        reference="for got, x in zip(map(f, range(5)), range(5)):\n    assert got == 2 * x + 1\n"),
+    Hostile("program_defines_the_tests_helpers_and_harness_names", (
+        "check = lambda candidate: None\nassertion = lambda out, exp: None\n"
+        "__rk_record__ = __rk_commit__ = lambda *a: None\nDeadline = Exception\n"
+        "def f(x):\n    return 0\n"), reference=EVALPLUS_REF),
+]
+
+CASES += [
+    Hostile("crash_mid_loop_caught_by_a_bare_except", (
+        "import os\ndef f(x):\n    if x:\n        os._exit(0)\n    return 1\n"),
+        reference={"test": ("def check(candidate):\n    try:\n        for x in range(5):\n"
+                            "            got = candidate(x)\n            assert got == 2 * x + 1\n"
+                            "    except:\n        pass\n    assert candidate(0) == 1\n"), "entry_point": "f"}),
+    Hostile("deadline_swallowed_by_a_bare_except_around_a_loop", FIRST_THEN_HANG,
+            reference={"test": ("def check(candidate):\n    try:\n        for x in range(5):\n"
+                                "            assert candidate(x) == 2 * x + 1\n    except:\n        pass\n"),
+                       "entry_point": "f"}, statuses=("timeout",)),
+]
+
+DEEP_DIRS = (
+    "import os\n"
+    "def bury(top, depth):\n"
+    "    try:\n        os.chdir(top)\n    except OSError:\n        return\n"
+    "    for _ in range(depth):\n"
+    "        try:\n            os.mkdir('d')\n            os.chdir('d')\n            open('f', 'w').close()\n"
+    "        except OSError:\n            break\n"
+)
+CASES += [
+    Hostile("buries_directories_deeper_than_any_recursion", DEEP_DIRS + (
+        "home = os.getcwd()\n"
+        "for top in ('/tmp', '/dev/shm', home):\n    bury(top, 5000)\n"
+        "os.chdir(home)\n"
+        "def f(x):\n    return 0\n")),
+]

@@ -69,10 +69,13 @@ def test_stdin_stdout_cases_with_whitespace_and_tolerance(verifier) -> None:
     assert wrong.score == pytest.approx(2 / 3)
     floats = {"inputs": ["2\n"], "outputs": ["0.6666667\n"]}
     approx = "print(2 / 3)\n"
-    assert not verifier.verify(approx, floats).correct
-    assert verifier.verify(approx, {**floats, "tolerance": 1e-6}).correct
-    with rk.get_verifier("code", wall_time=4, tolerance=1e-6) as tolerant:
-        assert tolerant.verify(approx, floats).correct
+    assert verifier.verify(approx, floats).correct  # decimals: 1e-6 by default
+    assert not verifier.verify(approx, {**floats, "tolerance": None}).correct
+    with rk.get_verifier("code", wall_time=4, tolerance=None) as exact:
+        assert not exact.verify(approx, floats).correct
+        assert exact.verify(approx, {**floats, "tolerance": 1e-6}).correct
+    integers = {"inputs": ["2\n"], "outputs": ["4\n"]}
+    assert not verifier.verify("print(4.0000001)\n", integers).correct  # integers stay exact
 
 
 def test_outputs_match_rules() -> None:
@@ -81,6 +84,12 @@ def test_outputs_match_rules() -> None:
     assert not outputs_match("yes", "Yes", None)
     assert outputs_match("1.0000001 x", "1 x", 1e-6)
     assert not outputs_match("1.1 x", "1 x", 1e-6)
+    assert outputs_match("0.3333333 2.5e-07 1000000.5", "0.33333333 2.5e-7 1000000.0", "auto")
+    assert not outputs_match("0.3334", "0.3333", "auto")
+    assert not outputs_match("1.0000001", "1", "auto") and not outputs_match("3.0", "3", "auto")
+    for bad in ("nan", "inf", "1_000.5", "\uff10.5"):
+        assert not outputs_match(bad, "1000.5", "auto")
+    assert not outputs_match("0.5", "0.5000001", None)
 
 
 def test_mutating_an_argument_in_place_is_seen_by_the_test(verifier) -> None:
@@ -127,13 +136,24 @@ def test_statuses(verifier, program: str, status: str) -> None:
     assert "stderr_tail" in verdict.details and len(verdict.details["stderr_tail"]) <= 2000
 
 
-def test_timeout_keeps_credit_already_earned_and_call_timeout_spares_the_rest(verifier) -> None:
+def test_timeout_keeps_credit_already_earned_and_call_timeout_spares_the_rest() -> None:
     program = "def add(a, b):\n    while a == -1:\n        pass\n    return a + b\n"
-    verdict = verifier.verify(program, ADD_TESTS)
+    with rk.get_verifier("code", wall_time=4, call_timeout=None) as v:
+        verdict = v.verify(program, ADD_TESTS)
     assert verdict.status == "timeout" and verdict.score == pytest.approx(1 / 3)
     with rk.get_verifier("code", wall_time=6, call_timeout=1.0) as v:
         spared = v.verify(program, ADD_TESTS)
     assert spared.status == "timeout" and spared.score == pytest.approx(2 / 3)
+    with rk.get_verifier("code", wall_time=8) as v:  # call_timeout is 3 s by default
+        assert v.config.call_timeout == 3.0
+        spared = v.verify(program, ADD_TESTS)
+    assert spared.status == "timeout" and spared.score == pytest.approx(2 / 3)
+
+
+def test_loading_the_program_is_not_bound_by_call_timeout() -> None:
+    program = "import time\ntime.sleep(1.5)\ndef add(a, b):\n    return a + b\n"
+    with rk.get_verifier("code", wall_time=6, call_timeout=0.5) as v:
+        assert v.verify(program, ADD_TESTS).correct
 
 
 def test_a_crash_costs_one_test_and_the_process_is_restarted_once(verifier) -> None:
@@ -196,6 +216,8 @@ def test_bad_settings_name_the_field() -> None:
         rk.get_verifier("code", walltime=3)
     with pytest.raises(rk.ConfigError, match="unknown sandbox 'lokal'"):
         rk.get_verifier("code", sandbox="lokal")
+    with pytest.raises(rk.ConfigError, match="tolerance must be 'auto'"):
+        rk.get_verifier("code", tolerance="loose")
 
 
 # -- batches and cleanup --------------------------------------------------------------------------
@@ -239,3 +261,87 @@ def test_close_releases_everything_and_later_calls_fail_cleanly() -> None:
     assert after.status == "sandbox_error"
     if os.geteuid() == 0:
         assert _processes_of(sandbox) == []
+
+
+# -- repeated tests, crashes, modules (issue 8) ---------------------------------------------------
+
+def test_instrument_marks_sites_that_repeat_and_commits_loops_in_check() -> None:
+    from rewardkit.verifiers.code_instrument import instrument
+
+    spec = instrument("def helper(x):\n    assert x\ndef check(candidate):\n    assert candidate(1)\n"
+                      "    for i in range(3):\n        assert candidate(i) >= 0\n    helper(candidate(2))\n", "f")
+    assert [s["repeat"] for s in spec["sites"]] == ["function", None, "loop"]
+    assert "__rk_commit__((2,))" in spec["statements"][1]
+    called = instrument("def check(candidate):\n    assert candidate(1)\ncheck(f)\n", "f")
+    assert [s["repeat"] for s in called["sites"]] == ["function"]  # the tests call check themselves
+
+
+def test_a_loop_is_credited_only_when_it_finishes(verifier) -> None:
+    program = "def f(x):\n    while x == 7:\n        pass\n    return 2 * x + 1\n"
+    tests = ("for x in range(3):\n    assert f(x) == 2 * x + 1\n"
+             "for x in range(5, 9):\n    assert f(x) == 2 * x + 1\nassert f(20) == 41\n")
+    with rk.get_verifier("code", wall_time=4, call_timeout=None) as whole_budget:
+        verdict = whole_budget.verify(program, tests)
+        humaneval = {"test": "def check(candidate):\n    for x in range(3):\n        assert candidate(x) == 2 * x + 1\n"
+                             "    assert candidate(7) == 15\n", "entry_point": "f"}
+        kept = whole_budget.verify(program, humaneval)  # the loop finished before the hang: it keeps its credit
+    assert [t["outcome"] for t in verdict.details["tests"]] == ["pass", "timeout", "not_run"], verdict
+    assert verdict.status == "timeout" and verdict.score == pytest.approx(1 / 3)
+    assert [t["outcome"] for t in kept.details["tests"]] == ["pass", "not_run"] and kept.status == "timeout"
+    with rk.get_verifier("code", wall_time=4, call_timeout=1.0) as per_call:  # the hang fails its own case only
+        spared = per_call.verify(program, tests)
+    assert [t["outcome"] for t in spared.details["tests"]] == ["pass", "fail", "pass"], spared
+    raising = verifier.verify("def f(x):\n    if x:\n        raise ValueError(x)\n    return 1\n",
+                              "for x in range(3):\n    got = f(x)\n    assert got == 2 * x + 1\n")
+    assert raising.score == 0.0 and raising.details["tests"][0]["outcome"] == "fail"
+
+
+def test_a_crash_is_never_the_exception_a_test_expects(verifier) -> None:
+    reference = {"test": "def check(candidate):\n    assert candidate(2) == 5\n    try:\n        candidate(-1)\n"
+                         "        raised = False\n    except ValueError:\n        raised = True\n    assert raised\n",
+                 "entry_point": "f"}
+    raises = verifier.verify("def f(x):\n    if x < 0:\n        raise ValueError(x)\n    return 2 * x + 1\n", reference)
+    assert (raises.score, raises.status) == (1.0, "ok"), raises  # a builtin exception crosses as itself
+    loose = {**reference, "test": reference["test"].replace("except ValueError:", "except:")}
+    for program in ("import os\ndef f(x):\n    if x < 0:\n        os._exit(1)\n    return 2 * x + 1\n",
+                    ("import os, signal\ndef f(x):\n    if x < 0:\n        os.kill(os.getpid(), signal.SIGKILL)\n"
+                     "    return 2 * x + 1\n")):
+        for ref in (reference, loose):
+            verdict = verifier.verify(program, ref)
+            # SIGKILL reads as the CPU limit's kill: timeout; both are failures, never "pass" or infra
+            assert verdict.score == 0.5 and verdict.status in ("runtime_error", "timeout"), verdict
+
+
+def test_modules_the_program_imports_serve_the_tests(verifier) -> None:
+    program = "import math\nimport heapq as hq\ndef f(x):\n    return 2 * x + 1\n"
+    verdict = verifier.verify(program, "assert math.isclose(f(1.5), 4.0)\nassert hq.nsmallest(2, [f(3), f(1), f(2)]) == [3, 5]\n")
+    assert verdict.correct, verdict
+
+
+def test_the_recorder_credits_only_finished_statements() -> None:
+    from rewardkit.verifiers.code_procs import Deadline
+    from rewardkit.verifiers.code_recorder import Recorder
+
+    sites = [{"line": 1, "source": "a", "repeat": None}, {"line": 2, "source": "b", "repeat": "loop"},
+             {"line": 3, "source": "c", "repeat": "function"}]
+    recorder = Recorder(sites, time.monotonic() + 60)
+    recorder(0, True, None)
+    recorder(1, True, None)
+    recorder(2, True, None)
+    assert [o["outcome"] for o in recorder.outcomes] == ["pass", "not_run", "not_run"]  # pending until finished
+    assert recorder.finished()
+    assert [o["outcome"] for o in recorder.outcomes] == ["pass", "pass", "pass"]
+    recorder(1, True, None)
+    recorder.cut_short(True)  # a later statement did not finish: loops in it and every helper site lose credit
+    assert [o["outcome"] for o in recorder.outcomes] == ["pass", "timeout", "timeout"]
+    crashed = Recorder(sites, time.monotonic() + 60)
+    crashed.crashed = True  # the candidate crashed and the test code caught it
+    crashed(0, True, None)
+    assert crashed.outcomes[0]["outcome"] == "fail" and not crashed.crashed
+    crashed(1, True, None)
+    crashed.crash()  # a crash while a loop's pass is pending: the loop is being broken off
+    assert crashed.outcomes[1]["outcome"] == "fail" and crashed.crashed
+    late = Recorder(sites, time.monotonic() - 1)
+    with pytest.raises(Deadline):
+        late(0, True, None)  # past the deadline nothing more is recorded
+    assert late.outcomes[0]["outcome"] == "not_run"

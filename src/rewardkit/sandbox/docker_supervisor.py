@@ -316,19 +316,74 @@ def wipe(top):
 
 
 def remove_tree(path):
+    """Remove ``path`` and all under it, never following a symlink and never raising.
+
+    Iterative, walking with relative ``chdir``: a program can nest directories deeper than Python's
+    recursion limit and than PATH_MAX (mkdir + chdir in a loop). Runs only once every process of the
+    run is dead, so nothing swaps a directory for a symlink under it. Restores the working dir.
+    """
     try:
-        if os.path.isdir(path) and not os.path.islink(path):
-            try:
-                os.chmod(path, 0o700)
-            except OSError:
-                pass
-            for name in os.listdir(path):
-                remove_tree(os.path.join(path, name))
-            os.rmdir(path)
-        else:
+        if not stat.S_ISDIR(os.lstat(path).st_mode):
             os.unlink(path)
+            return
+        home = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.chmod(path, 0o700)
+        os.chdir(path)
+    except OSError:
+        os.close(home)
+        return
+    names, skipped = [], [set()]  # the dirs we went down through; per level, entries we cannot remove
+    try:
+        while True:
+            try:
+                child = _next_dir(skipped[-1])
+            except OSError:  # an unreadable dir: leave what is left in it
+                child = None
+            if child is not None:
+                names.append(child)
+                skipped.append(set())
+                continue
+            if not names:
+                break
+            os.chdir("..")
+            skipped.pop()
+            name = names.pop()
+            try:
+                os.rmdir(name)
+            except OSError:
+                skipped[-1].add(name)
     except OSError:
         pass
+    finally:
+        os.fchdir(home)
+        os.close(home)
+    try:
+        os.rmdir(path)
+    except OSError:
+        pass
+
+
+def _next_dir(skip):
+    """Unlink the files of the current dir; chdir into one subdir (returning its name), or None."""
+    for name in os.listdir("."):
+        if name in skip:
+            continue
+        try:
+            if not stat.S_ISDIR(os.lstat(name).st_mode):
+                os.unlink(name)
+                continue
+            try:
+                os.chmod(name, 0o700)
+            except OSError:
+                pass
+            os.chdir(name)
+            return name
+        except OSError:
+            skip.add(name)
+    return None
 
 
 def leftovers():
@@ -367,7 +422,10 @@ def run(req):
     os.close(out_r)
     os.close(err_r)
     result_r, result_w = os.pipe()
-    helper = collect_and_wipe(req, result_w)
+    try:
+        helper = collect_and_wipe(req, result_w)
+    except OSError:  # no fork (the pids cap still full): the root wipe below and the leftover check decide
+        helper = None
     os.close(result_w)
     raw = bytearray()
     while True:
@@ -376,7 +434,8 @@ def run(req):
             break
         raw += chunk
     os.close(result_r)
-    os.waitpid(helper, 0)
+    if helper is not None:
+        os.waitpid(helper, 0)
     try:
         files = json.loads(raw or b"{}")
     except ValueError:

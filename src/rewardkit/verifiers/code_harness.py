@@ -48,7 +48,8 @@ from rewardkit.verifiers.verdict import (
 _AST_LOCK = threading.Lock()
 
 RESULT_TAG = "RKH1"
-HARNESS_FILES = ("code_supervisor.py", "code_runner.py", "code_wire.py", "code_procs.py", "code_io_cases.py")
+HARNESS_FILES = ("code_supervisor.py", "code_runner.py", "code_wire.py", "code_procs.py", "code_io_cases.py",
+                 "code_recorder.py")
 COMMAND = ("python3", "-I", "-S", "-B", "code_supervisor.py")
 STDERR_TAIL = 2000
 
@@ -75,7 +76,14 @@ def _harness_sources() -> dict[str, bytes]:
 _SOURCES: dict[str, bytes] | None = None
 
 
-def normalize_reference(reference: Any, tolerance: float | None = None) -> dict[str, Any]:
+def valid_tolerance(value: Any) -> bool:
+    """``"auto"`` (1e-6 where the expected token is a decimal), a number >= 0 (every number), or None (exact)."""
+    if value is None or value == "auto":
+        return True
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+
+
+def normalize_reference(reference: Any, tolerance: float | str | None = "auto") -> dict[str, Any]:
     """The reference as a harness test spec; raises InvalidReference naming what is wrong.
 
     A string that holds a JSON object (as dataset columns often do) is read as that object.
@@ -110,8 +118,8 @@ def normalize_reference(reference: Any, tolerance: float | None = None) -> dict[
                     f"reference needs as many 'outputs' as 'inputs' (at least one): got {len(inputs)} and {len(outputs)}"
                 )
             tol = reference.get("tolerance", tolerance)
-            if tol is not None and not (isinstance(tol, (int, float)) and tol >= 0):
-                raise InvalidReference(f"tolerance must be a number >= 0, got {tol!r}")
+            if not valid_tolerance(tol):
+                raise InvalidReference(f"tolerance must be 'auto', a number >= 0 or null, got {tol!r}")
             return {"mode": "io", "inputs": [_text(x) for x in inputs], "outputs": [_text(x) for x in outputs],
                     "tolerance": tol}
         raise InvalidReference(
@@ -150,7 +158,7 @@ def prepare_job(
     limits: Limits,
     *,
     call_timeout: float | None = None,
-    tolerance: float | None = None,
+    tolerance: float | str | None = "auto",
 ) -> HarnessJob:
     """The command, files and stdin that judge ``program`` against ``reference`` in any sandbox."""
     global _SOURCES
@@ -159,7 +167,7 @@ def prepare_job(
     spec = normalize_reference(reference, tolerance)
     if spec["mode"] == "function":
         with _AST_LOCK:
-            spec.update(instrument(spec["test"]))
+            spec.update(instrument(spec["test"], spec["entry_point"]))
     nonce = secrets.token_hex(16)
     job = {**spec, "nonce": nonce, "budget": harness_budget(limits.wall_time), "call_timeout": call_timeout,
            "max_output_bytes": limits.max_output_bytes}
@@ -219,6 +227,8 @@ def parse_result(job: HarnessJob, result: RunResult, extracted: str | None = Non
         return Verdict.fail(COMPILE_ERROR, extracted, error=load.get("error"), **details)
     if load.get("status") not in (None, OK):
         details["error"] = load.get("error")
+    if report.get("aborted"):
+        details["error"] = f"the run was aborted: {report['aborted']}"
     correct = passed == total and not report.get("deadline_hit") and not report.get("aborted")
     if correct:
         status = OK
@@ -226,8 +236,8 @@ def parse_result(job: HarnessJob, result: RunResult, extracted: str | None = Non
         status = TIMEOUT
     elif events.get("memory_errors") or result.memory_exceeded:
         status = MEMORY_LIMIT
-    elif load.get("status") not in (None, OK) or events.get("crashes") or events.get("exceptions") or (
-        report.get("errors") and passed == 0
+    elif report.get("aborted") or load.get("status") not in (None, OK) or events.get("crashes") or (
+        events.get("exceptions") or (report.get("errors") and passed == 0)
     ):
         status = RUNTIME_ERROR
     else:

@@ -18,13 +18,40 @@ class Deadline(BaseException):
     """The time budget is spent: stop everything and report."""
 
 
-def nondumpable() -> None:
+# Every catchable signal but these is ignored by the supervisor (see ``shield_signals``).
+_KEPT = {signal.SIGKILL, signal.SIGSTOP, signal.SIGCHLD, signal.SIGALRM}
+_SHIELDED: list[int] = []
+STARTED = [0]  # candidate processes started so far (after the first, a failure may be the candidate's doing)
+
+
+def shield_signals() -> None:
+    """Ignore every signal the candidate could send us, directly or through ``F_SETOWN``/``F_SETSIG``.
+
+    A signal to the supervisor can only come from the candidate (the sandbox kills, never signals, it),
+    so none may end, interrupt or stop it: SIGINT would otherwise raise KeyboardInterrupt, SIGTERM,
+    SIGUSR1, SIGIO and the real-time signals would end it, SIGTSTP would stop it. SIGALRM keeps a
+    handler that checks the clock (an early one is ignored). SIGKILL and SIGSTOP cannot be ignored:
+    where the candidate can deliver those (docker, through F_SETSIG), the supervisor dies or stalls
+    without a report, which the host scores as the program's failure. Children get default dispositions.
+    """
+    for number in range(1, signal.NSIG):
+        if number in _KEPT:
+            continue
+        try:
+            signal.signal(number, signal.SIG_IGN)
+        except (OSError, ValueError, RuntimeError):
+            continue
+        _SHIELDED.append(number)
+
+
+def nondumpable() -> bool:
+    """Make this process non-dumpable (no ptrace, no /proc/<pid>/mem for the same uid); False if we cannot."""
     try:
         import ctypes
 
-        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 0
+        return ctypes.CDLL(None).prctl(4, 0, 0, 0, 0) == 0  # PR_SET_DUMPABLE = 0
     except (OSError, AttributeError, ImportError):
-        pass
+        return False
 
 
 class Child:
@@ -34,7 +61,9 @@ class Child:
         for fd in keep:
             os.set_inheritable(fd, True)
         actions = [(os.POSIX_SPAWN_DUP2, stdin, 0), (os.POSIX_SPAWN_DUP2, stdout, 1), (os.POSIX_SPAWN_DUP2, stderr, 2)]
-        self.pid = os.posix_spawn(argv[0], argv, dict(os.environ), file_actions=actions, setsid=True)
+        self.pid = os.posix_spawn(argv[0], argv, dict(os.environ), file_actions=actions, setsid=True,
+                                  setsigdef=[*_SHIELDED, signal.SIGALRM])
+        STARTED[0] += 1
         self.returncode: int | None = None
 
     def settle(self, status: int) -> None:

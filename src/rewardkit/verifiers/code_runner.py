@@ -19,7 +19,7 @@ import code_wire as wire
 
 def _describe(name, value, handles):  # type: ignore[no-untyped-def]
     if type(value).__name__ == "module":
-        return {"kind": "module", "module": getattr(value, "__name__", "")}
+        return {"kind": "module"}
     if callable(value):
         return {"kind": "callable"}
     try:
@@ -33,7 +33,7 @@ def _failure(exc):  # type: ignore[no-untyped-def]
         text = str(exc)[:500]
     except BaseException:  # noqa: BLE001 - a candidate's exception with a broken __str__
         text = "<unprintable>"
-    return {"raise": type(exc).__name__, "msg": text}
+    return {"raise": type(exc).__name__, "msg": text, "base": not isinstance(exc, Exception)}
 
 
 def main() -> None:

@@ -2,25 +2,27 @@
 
 Copied into the sandbox with ``code_wire.py``, ``code_runner.py`` and ``program.py``, and run as
 ``python3 -I -S -B code_supervisor.py`` with the job (a nonce, the tests, the time budget) as JSON
-on stdin. It never runs the candidate's code itself:
+on stdin. It never runs the candidate's code itself, and never imports, evaluates or looks up
+anything the candidate names:
 
 * function tests (assert strings, HumanEval ``check``) run HERE, against proxies; each call of a
-  candidate function is sent to a separate process (``code_runner.py``) and the value comes back
-  through :mod:`code_wire` as exact built-in data, so rigged ``__eq__``, patched builtins, early
-  exits, atexit hooks and printed markers in the candidate's process decide nothing;
+  candidate function (or attribute of a candidate module or object) is sent to a separate process
+  (``code_runner.py``) and the value comes back through :mod:`code_wire` as exact built-in data, so
+  rigged ``__eq__``, patched builtins, early exits, atexit hooks and printed markers in the
+  candidate's process decide nothing;
 * stdin/stdout cases run ``program.py`` as a child per case and compare its output here.
 
 The job is read from stdin before any candidate process exists, and this process makes itself
 non-dumpable, so a candidate (same uid, no capabilities) can neither read the nonce or the tests
-nor write into this process. The verdict is one line ``RKH1 <nonce> <json>`` on stdout, which no
-candidate process holds. When this process is PID 1 of its namespace (the local sandbox), the
-candidate cannot signal it, and ``kill(-1)`` from here sweeps every process the candidate left.
+nor write into this process. It ignores every signal the candidate could send it (``shield_signals``)
+and takes its deadline from the monotonic clock, never from a signal alone. The verdict is one line
+``RKH1 <nonce> <json>`` on stdout, which no candidate process holds; a ``harness_error`` (the
+infrastructure's fault) is only reported for a failure before any candidate process existed.
 """
 
 from __future__ import annotations
 
 import builtins
-import importlib
 import json
 import os
 import signal
@@ -32,7 +34,8 @@ sys.path.insert(0, HERE)
 
 import code_io_cases
 import code_wire as wire
-from code_procs import Child, Deadline, Events, nondumpable, spawn_python, sweep
+from code_procs import STARTED, Child, Deadline, Events, nondumpable, shield_signals, spawn_python, sweep
+from code_recorder import Recorder, describe
 
 sys.path.remove(HERE)  # the candidate can write here: nothing may be imported from it from now on
 
@@ -40,10 +43,38 @@ RESULT_TAG = "RKH1"
 PROGRAM = os.path.join(HERE, "program.py")
 RUNNER = os.path.join(HERE, "code_runner.py")
 MAX_RESTARTS = 20
+# Modules of the standard library that a test may use under their own name, as the program's import:
+# imported here by the TEST's name (never by anything the program says), for names the program binds
+# to a module. Pure modules without import-time side effects; any other module stays the program's.
+SAFE_MODULES = frozenset((
+    "abc", "array", "base64", "binascii", "bisect", "calendar", "cmath", "collections", "copy", "dataclasses",
+    "datetime", "decimal", "difflib", "enum", "fractions", "functools", "hashlib", "heapq", "itertools", "json",
+    "keyword", "math", "numbers", "operator", "random", "re", "statistics", "string", "struct", "textwrap",
+    "types", "typing", "unicodedata", "zlib",
+))
+# Exceptions a candidate's raise may become in the tests, by name, taken before any candidate runs.
+# Not StopIteration/StopAsyncIteration: raised from a call inside ``map`` or ``zip`` they would end the
+# test's loop early and quietly, and the loop would count as finished.
+BUILTIN_EXCEPTIONS = {name: value for name, value in vars(builtins).items()
+                      if isinstance(value, type) and issubclass(value, Exception)
+                      and not issubclass(value, (StopIteration, StopAsyncIteration))}
 
 
 class CandidateFailure(Exception):
-    """A call of the candidate's code did not return a value (raised into the test code)."""
+    """The candidate raised an exception that is not a builtin one (raised into the test code)."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+
+
+class CandidateCrash(BaseException):
+    """The candidate's process crashed, exited, timed out or broke the protocol during a call.
+
+    Not an ``Exception``: ``try: f(x) except Exception: ...`` in the tests must not take a crash for
+    the exception it expects (in plain execution a crash ends the tests); and the test site the crash
+    reaches next fails even if the test code caught it (see ``Recorder``).
+    """
 
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(f"{kind}: {message}")
@@ -82,21 +113,27 @@ class Remote:
 class Candidate:
     """The candidate's process: started lazily, restarted after a crash or a timeout."""
 
-    def __init__(self, deadline: float, call_timeout: float | None, events: Events) -> None:
+    def __init__(self, deadline: float, call_timeout: float | None, events: Events, on_crash=None) -> None:  # type: ignore[no-untyped-def]
         self.deadline = deadline
         self.call_timeout = call_timeout
         self.events = events
+        self.on_crash = on_crash
         self.proc: Child | None = None
         self.gen = 0
         self.names: dict = {}
         self.load_error: dict | None = None
         self.starts = 0
 
+    def crash(self, kind: str, message: str) -> CandidateCrash:
+        if self.on_crash is not None:
+            self.on_crash()
+        return CandidateCrash(kind, message)
+
     def start(self) -> None:
         if self.load_error is not None:
-            raise CandidateFailure("unavailable", self.load_error.get("error", "the program did not load"))
+            raise self.crash("unavailable", self.load_error.get("error", "the program did not load"))
         if self.starts > MAX_RESTARTS:
-            raise CandidateFailure("unavailable", "the program crashed too often")
+            raise self.crash("unavailable", "the program crashed too often")
         self.starts += 1
         if self.starts > 1:
             self.events.add("restarts")
@@ -110,28 +147,28 @@ class Candidate:
             for fd in (to_child, from_parent, from_child, to_parent):
                 os.close(fd)
             self.proc = None
-            raise CandidateFailure("unavailable", f"could not start the program: {exc}") from None
+            raise self.crash("unavailable", f"could not start the program: {exc}") from None
         finally:
             os.close(devnull)
         os.close(to_child)
         os.close(to_parent)
         self.wfd, self.rfd = from_parent, from_child
         self.gen += 1
-        reply = self._receive()
+        reply = self._receive(self.deadline)  # loading the program has the whole budget, not call_timeout
         if type(reply) is not dict:
             self.stop()
-            raise CandidateFailure("bad_reply", "the program's process sent garbage")
+            raise self.crash("bad_reply", "the program's process sent garbage")
         if reply.get("op") == "error":
             kind = reply.get("kind")
-            self.load_error = {"status": kind if kind in ("compile_error",) else "runtime_error",
+            self.load_error = {"status": "compile_error" if kind == "compile_error" else "runtime_error",
                                "error": str(reply.get("error") or f"{reply.get('raise')}: {reply.get('msg')}")[:2000]}
             if reply.get("raise") == "MemoryError":
                 self.events.add("memory_errors")
             self.stop()
-            raise CandidateFailure("unavailable", self.load_error["error"])
+            raise self.crash("unavailable", self.load_error["error"])
         if reply.get("op") != "loaded" or type(reply.get("names")) is not dict:
             self.stop()
-            raise CandidateFailure("bad_reply", "the program's process sent garbage")
+            raise self.crash("bad_reply", "the program's process sent garbage")
         self.names = reply["names"]
 
     def stop(self) -> None:
@@ -145,8 +182,9 @@ class Candidate:
                 delattr(self, fd)
         self.proc = None
 
-    def _receive(self):  # type: ignore[no-untyped-def]
-        limit = self.deadline if self.call_timeout is None else min(self.deadline, time.monotonic() + self.call_timeout)
+    def _receive(self, limit: float | None = None):  # type: ignore[no-untyped-def]
+        if limit is None:
+            limit = self.deadline if self.call_timeout is None else min(self.deadline, time.monotonic() + self.call_timeout)
         try:
             return wire.receive(self.rfd, limit)
         except wire.WireTimeout:
@@ -154,21 +192,23 @@ class Candidate:
             self.stop()
             if time.monotonic() >= self.deadline:
                 raise Deadline() from None
-            raise CandidateFailure("timeout", "the call ran past its time limit") from None
+            raise self.crash("timeout", "the call ran past its time limit") from None
         except wire.WireError as exc:
             proc = self.proc
             code = proc.wait(1.0) if proc is not None else None
             self.stop()
             if code in (-signal.SIGKILL, -signal.SIGXCPU):
                 self.events.add("timeouts")
-                raise CandidateFailure("timeout", "the program hit its CPU time limit") from None
+                raise self.crash("timeout", "the program hit its CPU time limit") from None
             self.events.add("crashes")
-            raise CandidateFailure("crash", f"the program's process ended (exit status {code}): {exc}") from None
+            raise self.crash("crash", f"the program's process ended (exit status {code}): {exc}") from None
 
     def request(self, remote: Remote, op: str, **fields):  # type: ignore[no-untyped-def]
+        if time.monotonic() >= self.deadline:
+            raise Deadline()  # also when test code swallowed the first one with a bare except
         if remote._ref[0] == "h":
             if remote._gen != self.gen or self.proc is None:
-                raise CandidateFailure("unavailable", "the object belonged to a process that has ended")
+                raise self.crash("unavailable", "the object belonged to a process that has ended")
         elif self.proc is None:
             self.start()  # a name: look it up again in a fresh process
         message = {"op": op, "ref": remote._ref}
@@ -184,83 +224,61 @@ class Candidate:
             pass  # the process died: _receive reports it
         reply = self._receive()
         if type(reply) is not dict:
-            raise CandidateFailure("bad_reply", "malformed reply")
+            raise self.crash("bad_reply", "malformed reply")
         if "raise" in reply:
-            kind = str(reply.get("raise"))[:100]
-            self.events.add("memory_errors" if kind == "MemoryError" else "exceptions")
-            raise CandidateFailure("exception", f"{kind}: {str(reply.get('msg'))[:300]}")
+            raise self._raised(reply)
         gen = self.gen
         try:
             value = wire.decode(reply.get("ok"), lambda key: Remote(self, ["h", key], gen, "candidate object"))
             if op == "call":
-                _copy_back(fields["args"], reply.get("after"))
+                wire.copy_back(fields["args"], reply.get("after"))
         except (wire.WireError, RecursionError, MemoryError) as exc:
-            raise CandidateFailure("bad_reply", str(exc)) from None
+            raise self.crash("bad_reply", str(exc)) from None
         return value
+
+    def _raised(self, reply: dict) -> BaseException:
+        """What the tests see of an exception the candidate raised: the builtin exception of that name
+        (``except ValueError`` works as in plain execution), else a CandidateFailure; an exit
+        (SystemExit, or any BaseException that is not an Exception) is a crash."""
+        kind, message = str(reply.get("raise"))[:100], str(reply.get("msg"))[:300]
+        self.events.add("memory_errors" if kind == "MemoryError" else "exceptions")
+        if reply.get("base") or kind in ("SystemExit", "KeyboardInterrupt", "GeneratorExit"):
+            return self.crash("exit", f"{kind}: {message}")
+        cls = BUILTIN_EXCEPTIONS.get(kind)
+        if cls is not None:
+            try:
+                return cls(message)
+            except Exception:  # noqa: BLE001, S110 - a builtin exception that takes other arguments
+                pass
+        return CandidateFailure("exception", f"{kind}: {message}")
 
     def _handle_of(self, value):  # type: ignore[no-untyped-def]
         if type(value) is Remote:
             if value._gen != self.gen or value._ref[0] != "h":
-                raise CandidateFailure("unavailable", "stale candidate object")
+                raise self.crash("unavailable", "stale candidate object")
             return value._ref[1]
         return None
 
 
-def _copy_back(args, after) -> None:  # type: ignore[no-untyped-def]
-    """In-place changes the candidate made to list/dict/set arguments, applied to the caller's objects."""
-    if type(after) is not list or len(after) != len(args):
-        return
-    for arg, node in zip(args, after):
-        if node is None or type(arg) not in (list, dict, set):
-            continue
-        new = wire.decode(node)
-        if type(new) is not type(arg):
-            continue
-        if type(arg) is list:
-            arg[:] = new
-        else:
-            arg.clear()
-            arg.update(new)
-
-
-class Recorder:
-    def __init__(self, sites: list[dict]) -> None:
-        self.outcomes = [{"line": s["line"], "source": s["source"], "outcome": "not_run"} for s in sites]
-
-    def __call__(self, index: int, value, exc) -> None:  # type: ignore[no-untyped-def]
-        entry = self.outcomes[index]
-        if entry["outcome"] == "fail":
-            return
-        if exc is None:
-            try:
-                ok = bool(value)
-            except Exception as bad:  # noqa: BLE001 - a candidate object's truth value
-                ok, exc = False, bad
-        else:
-            ok = False
-        entry["outcome"] = "pass" if ok else "fail"
-        if not ok:
-            entry["error"] = "assertion failed" if exc is None else f"{type(exc).__name__}: {exc}"[:300]
-
-
 def run_function_tests(job: dict, deadline: float, events: Events, result: dict) -> None:
     """Run the tests, already instrumented on the host (``code_instrument``), against the candidate."""
-    recorder = Recorder(job["sites"])
-    candidate = Candidate(deadline, job.get("call_timeout"), events)
+    recorder = Recorder(job["sites"], deadline)
+    candidate = Candidate(deadline, job.get("call_timeout"), events, on_crash=recorder.crash)
     result.update(mode="function", tests=recorder.outcomes)
+    timed_out = False
     try:
         try:
             candidate.start()
-        except CandidateFailure as exc:
+        except CandidateCrash as exc:
             result["load"] = candidate.load_error or {"status": "runtime_error", "error": str(exc)}
             return
         result["load"] = {"status": "ok"}
-        namespace = {"__name__": "__rk_tests__", "__builtins__": builtins,
-                     "__rk_record__": recorder, "__rk_Deadline__": Deadline}
+        namespace = {"__name__": "__rk_tests__", "__builtins__": builtins, "__rk_record__": recorder,
+                     "__rk_commit__": recorder.commit, "__rk_Deadline__": Deadline}
         _bind_candidate_names(namespace, candidate, job["names"])
         errors: list[str] = []
         for statement in job["statements"]:
-            _run_statement(statement, namespace, errors)
+            _run_statement(statement, namespace, errors, recorder)
         entry = job.get("entry_point")
         if entry:
             check = namespace.get("check")
@@ -271,55 +289,65 @@ def run_function_tests(job: dict, deadline: float, events: Events, result: dict)
                 errors.append(f"the program defines no {entry!r}")
             else:
                 before = len(errors)
-                _run_statement("check(__rk_entry__)", namespace, errors)
+                finished = _run_statement("check(__rk_entry__)", namespace, errors, recorder)
                 if not recorder.outcomes:
                     recorder.outcomes.append({"line": 0, "source": f"check({entry})",
-                                              "outcome": "pass" if len(errors) == before else "fail"})
+                                              "outcome": "pass" if finished and len(errors) == before else "fail"})
         result["errors"] = errors[:10]
+    except Deadline:
+        timed_out = True
+        raise
     finally:
+        recorder.finalize(timed_out)
         candidate.stop()
 
 
-def _run_statement(source: str, namespace: dict, errors: list[str]) -> None:
+def _run_statement(source: str, namespace: dict, errors: list[str], recorder: Recorder) -> bool:
+    """Run one top-level statement of the tests; whether it ran to its end (then its loops are credited)."""
     try:
         exec(compile(source, "<tests>", "exec", dont_inherit=True), namespace)  # noqa: S102 - trusted tests
     except Deadline:
+        recorder.cut_short(True)
         raise
     except BaseException as exc:  # noqa: BLE001 - a test that errors outside an assert
-        errors.append(f"{type(exc).__name__}: {exc}"[:300])
+        recorder.cut_short(False)
+        errors.append(describe(exc))
+        return False
+    return recorder.finished()
 
 
 def _bind_candidate_names(namespace: dict, candidate: Candidate, used: list[str]) -> None:
-    """Bind the names the tests use and the program defines (never a builtin, never a foreign module)."""
+    """Bind the names the tests use and the program defines (never a builtin).
+
+    Plain data is bound as its value; a module under the name of a SAFE_MODULES module (``import math``)
+    as that module of our own; everything else as a proxy whose calls and attributes the candidate's
+    process answers. Nothing the program names is ever imported or looked up here: importing the
+    module a program named (``unittest.__main__``) would run test discovery in the writable scratch dir.
+    """
     builtin_names = set(dir(builtins))
     for name in sorted(used):
         info = candidate.names.get(name)
         if name in builtin_names or type(info) is not dict:
             continue
         kind = info.get("kind")
-        if kind == "module":
-            module = str(info.get("module"))
-            if module.split(".")[0] not in getattr(sys, "stdlib_module_names", ()):
-                continue  # never import a module the candidate may have written
-            try:
-                namespace[name] = importlib.import_module(module)
-            except Exception:  # noqa: BLE001, S110 - a module this Python lacks: the test sees a NameError
-                pass
-        elif kind == "value":
+        if kind == "value":
             try:
                 namespace[name] = wire.decode(info.get("value"))
             except (wire.WireError, RecursionError):
+                pass
+        elif kind == "module" and name in SAFE_MODULES:
+            try:
+                namespace[name] = __import__(name)
+            except BaseException:  # noqa: BLE001, S110 - this Python lacks it: the test sees a NameError
                 pass
         else:
             namespace[name] = Remote(candidate, ["n", name], candidate.gen, f"candidate {name}")
 
 
-def _on_alarm(signum, frame):  # type: ignore[no-untyped-def]
-    raise Deadline()
-
-
 def main() -> None:
-    nondumpable()
+    private = nondumpable()
+    shield_signals()
+    os.write(2, b"\n")  # the first stderr line is ours: a sandbox reads a tool's failure from that line
     os.chdir(HERE)
     job = json.loads(sys.stdin.buffer.read().decode("utf-8"))
     devnull = os.open(os.devnull, os.O_RDONLY)
@@ -328,10 +356,20 @@ def main() -> None:
     start = time.monotonic()
     deadline = start + float(job["budget"])
     events = Events()
-    signal.signal(signal.SIGALRM, _on_alarm)
+    fired: list[bool] = []
+
+    def on_alarm(signum, frame):  # type: ignore[no-untyped-def]
+        if fired or time.monotonic() < deadline:
+            return  # a SIGALRM the candidate sent (kill, F_SETSIG): ours only comes after the deadline
+        fired.append(True)
+        raise Deadline()
+
+    signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, float(job["budget"]) + 0.05)
     result: dict = {"v": 1}
     try:
+        if not private:  # a candidate of our uid could read the nonce and tests out of our memory
+            raise RuntimeError("cannot make the supervisor non-dumpable (no ctypes or prctl): refusing to judge")
         runner = code_io_cases.run_io_tests if job["mode"] == "io" else run_function_tests
         runner(job, deadline, events, result)
     except Deadline:
@@ -339,10 +377,14 @@ def main() -> None:
     except MemoryError:  # a reply too big to hold: the candidate's doing, not a harness failure
         events.add("memory_errors")
         result["aborted"] = "MemoryError"
-    except BaseException as exc:  # noqa: BLE001 - a harness failure is reported, never hidden
-        result["harness_error"] = f"{type(exc).__name__}: {exc}"[:1000]
+    except BaseException as exc:  # noqa: BLE001 - a failure is reported, never hidden
+        # Once a candidate process has run, a failure here may be its doing: it fails the program
+        # rather than pass as the infrastructure's fault (which would spare the sample its penalty).
+        key = "aborted" if STARTED[0] else "harness_error"
+        result[key] = describe(exc, 1000)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_IGN)
     sweep(None)
     result["events"] = events.counts
     result["seconds"] = round(time.monotonic() - start, 4)

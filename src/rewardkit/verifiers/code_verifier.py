@@ -21,7 +21,7 @@ from rewardkit._errors import ConfigError, SandboxError
 from rewardkit.sandbox.base import Limits, Sandbox
 from rewardkit.verifiers.base import Verifier, as_text
 from rewardkit.verifiers.code_extract import extract_program
-from rewardkit.verifiers.code_harness import InvalidReference, parse_result, prepare_job
+from rewardkit.verifiers.code_harness import InvalidReference, parse_result, prepare_job, valid_tolerance
 from rewardkit.verifiers.verdict import INVALID_REFERENCE, NO_ANSWER, SANDBOX_ERROR, Verdict
 
 
@@ -37,8 +37,8 @@ class CodeConfig:
     max_file_bytes: int = 16 << 20
     max_open_files: int = 256
     max_scratch_bytes: int = 64 << 20
-    call_timeout: float | None = None
-    tolerance: float | None = None
+    call_timeout: float | None = 3.0
+    tolerance: float | str | None = "auto"
     workers: int | None = None
 
     def __post_init__(self) -> None:
@@ -57,8 +57,8 @@ class CodeConfig:
                 raise ConfigError(f"code verifier: {name} must be a positive integer, got {value!r}")
         if self.max_processes < 4:
             raise ConfigError(f"code verifier: max_processes must be >= 4 (the harness needs 2), got {self.max_processes}")
-        if self.tolerance is not None and not (isinstance(self.tolerance, (int, float)) and self.tolerance >= 0):
-            raise ConfigError(f"code verifier: tolerance must be a number >= 0 or None, got {self.tolerance!r}")
+        if not valid_tolerance(self.tolerance):
+            raise ConfigError(f"code verifier: tolerance must be 'auto', a number >= 0 or None, got {self.tolerance!r}")
         if self.workers is not None and (not isinstance(self.workers, int) or self.workers < 1):
             raise ConfigError(f"code verifier: workers must be an integer >= 1 or None, got {self.workers!r}")
 

@@ -108,6 +108,23 @@ def decode(node, make_handle=None, depth=0):  # type: ignore[no-untyped-def]
     raise WireError(f"unknown or malformed tag {tag!r}")
 
 
+def copy_back(args, after) -> None:  # type: ignore[no-untyped-def]
+    """In-place changes the candidate made to list/dict/set arguments, applied to the caller's objects."""
+    if type(after) is not list or len(after) != len(args):
+        return
+    for arg, node in zip(args, after):
+        if node is None or type(arg) not in (list, dict, set):
+            continue
+        new = decode(node)
+        if type(new) is not type(arg):
+            continue
+        if type(arg) is list:
+            arg[:] = new
+        else:
+            arg.clear()
+            arg.update(new)
+
+
 def send(fd: int, message) -> None:  # type: ignore[no-untyped-def]
     body = json.dumps(message, separators=(",", ":")).encode("utf-8")
     if len(body) > MAX_FRAME:
