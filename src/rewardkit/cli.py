@@ -113,13 +113,15 @@ def plugins(as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
+    from rewardkit.plugins.registry import plural
+
     for row in rows:
         version = f" {row['version']}" if row["version"] else ""
         dist = f" ({row['distribution']}{version})" if row["distribution"] else ""
         click.echo(f"{row['name']}{dist} [{row['source']}]")
         click.echo(f"  hooks: {', '.join(row['hooks']) or '(none)'}")
         for kind, names in sorted(row["registered"].items()):
-            click.echo(f"  {kind}s: {', '.join(names)}")
+            click.echo(f"  {plural(kind)}: {', '.join(names)}")
 
 
 if __name__ == "__main__":
