@@ -15,6 +15,7 @@ LAZY_COMMANDS = {
     "train": "rewardkit.train.command:train",
     "group-size-sweep": "rewardkit.train.command:group_size_sweep",
     "sandbox-image": "rewardkit.sandbox.image_command:sandbox_image",
+    "audit": "rewardkit.audit.command:audit",
 }
 
 EPILOG = """\b
@@ -23,6 +24,7 @@ Examples:
   rewardkit verify mcq --reference B --option Paris --option London 'Answer: (B)'
   rewardkit plugins
   rewardkit score --reward examples/math_spec.yaml --input examples/math.jsonl
+  rewardkit audit --reward examples/math_spec.yaml
 """
 
 
