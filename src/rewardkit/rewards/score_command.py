@@ -101,7 +101,6 @@ def score(
     """
     from rich.console import Console
 
-    from rewardkit.cli import _split_pair
     from rewardkit.rewards.batch_scoring import SummaryBuilder
     from rewardkit.rewards.score_io import count_samples, iter_samples
     from rewardkit.rewards.score_output import open_writer, output_format
@@ -116,7 +115,7 @@ def score(
         if on_ray and (params or reference_key):
             raise ConfigError("-p/--param and --reference-key are not supported with --ray; put them in a spec")
         samples = iter_samples(input_path, split)
-        reward = load_reward(reward_arg, dict(_split_pair(p) for p in params), reference_key)
+        reward = load_reward(reward_arg, dict(split_param(p) for p in params), reference_key)
     except RewardkitError as exc:
         raise click.ClickException(str(exc)) from exc
 
@@ -169,6 +168,17 @@ def score(
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"reward": reward.name, **summary.to_dict()}, indent=2))
     print_summary(Console(), reward.name, summary, output_path)
+
+
+def split_param(raw: str) -> tuple[str, Any]:
+    """``key=value`` as a pair; the value is read as JSON when it parses (``3``, ``true``, ``[1, 2]``)."""
+    key, sep, value = raw.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError(f"-p/--param: expected KEY=VALUE, got {raw!r}")
+    try:
+        return key.strip(), json.loads(value)
+    except json.JSONDecodeError:
+        return key.strip(), value
 
 
 def valid_rows(samples: Iterator[Any], completion_key: str,
