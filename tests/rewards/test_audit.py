@@ -153,3 +153,8 @@ def test_audit_errors_exit_2(tmp_path, weak):
 def test_kinds_are_read_from_the_reward():
     assert detect_kinds(rk.build_reward(str(EXAMPLES / "mixed_spec.yaml"))) == ["math", "mcq"]
     assert detect_kinds(rk.build_reward({"reward": "tag_format"})) == ["format"]
+
+
+def test_audit_is_listed_in_the_cli_help():
+    result = CliRunner().invoke(main, ["--help"])
+    assert result.exit_code == 0 and "audit" in result.output

@@ -260,3 +260,58 @@ def test_score_chunks_reads_ahead_a_bounded_number_of_chunks():
     assert first_chunk[0]["id"] == 0 and first[0]["reward"] == 0.0
     assert len(pulled) <= 2 * 3 + 1  # not the whole input
     assert sum(1 for _ in stream) == 49
+
+
+SLOW_PROGRAM = "```python\nimport time\ntime.sleep(0.3)\n\ndef double(x):\n    return 2 * x\n```"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGKILL"])
+def test_a_real_interrupt_keeps_the_scored_rows_and_resume_finishes(tmp_path, ci_require, signal_name):
+    """A real `rewardkit score` process, stopped by Ctrl-C (SIGINT) or killed outright (SIGKILL) while
+    scoring: the rows written so far are whole, and --resume completes the file."""
+    import contextlib
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    probe = rk.get_reward("code_pass_rate", wall_time=10)
+    try:
+        status = probe.verifier.verify(SLOW_PROGRAM, "assert double(2) == 4").status
+    finally:
+        probe.close()
+    ci_require(status == "ok", f"the local sandbox does not run programs here (status {status!r})")
+    items = [{"id": i, "completion": SLOW_PROGRAM, "tests": f"assert double({i}) == {2 * i}"} for i in range(30)]
+    data = write_jsonl(tmp_path / "in.jsonl", items)
+    out = tmp_path / "out.jsonl"
+    spec = tmp_path / "code.yaml"
+    spec.write_text("reward: code_pass_rate\nparams: {wall_time: 10}\n")
+    args = [sys.executable, "-m", "rewardkit.cli", "score", "-r", str(spec), "-i", str(data), "-o", str(out),
+            "--batch-size", "1", "--no-progress"]
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and proc.poll() is None:
+        if out.exists() and out.read_text().count("\n") >= 2:
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, "finished before it could be interrupted"
+    proc.send_signal(getattr(signal, signal_name))
+    _, stderr = proc.communicate(timeout=120)
+    if signal_name == "SIGINT":
+        assert proc.returncode == 130, stderr
+        assert "rerun with --resume" in " ".join(stderr.split())
+    else:  # the verifier's worker processes, if any outlived their parent, go too
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    kept = [json.loads(line) for line in out.read_text().splitlines(keepends=True) if line.endswith("\n")]
+    assert 2 <= len(kept) < 30 and [r["id"] for r in kept] == list(range(len(kept)))
+    assert all(r["reward"] == 1.0 for r in kept)
+    done = subprocess.run([*args, "--resume"], env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert [r["id"] for r in read_jsonl(out)] == list(range(30))
+    assert all(r["reward"] == 1.0 for r in read_jsonl(out))
