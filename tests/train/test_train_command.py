@@ -140,12 +140,12 @@ def test_core_install_without_torch_gets_the_install_line(tmp_path, student_dir)
     (blocker / "sitecustomize.py").write_text(BLOCK_TORCH)
     config = _config(tmp_path, student_dir)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(blocker), str(SRC)])}
-    probe = subprocess.run([sys.executable, "-c", "import torch"], check=False, env=env, capture_output=True, text=True)
+    probe = subprocess.run([sys.executable, "-c", "import torch"], check=False, env=env, capture_output=True,
+                           text=True)
     assert probe.returncode != 0 and "No module named 'torch'" in probe.stderr  # the blocker works
     for command in (["train", "--config", str(config)], ["group-size-sweep", "--config", str(config)]):
         done = subprocess.run([sys.executable, "-m", "rewardkit.cli", *command], check=False, env=env,
-                              capture_output=True,
-                              text=True, timeout=300)
+                              capture_output=True, text=True, timeout=300)
         assert done.returncode == 1, done.stderr
         assert "pip install 'rewardkit[train]'" in done.stderr and "No module named 'torch'" in done.stderr
         assert "Traceback" not in done.stderr
