@@ -129,7 +129,8 @@ def score(
     rows = itertools.islice(rows, limit)
     builder = SummaryBuilder()
     total = count_samples(input_path, split)
-    total = min(total, limit) if total is not None and limit is not None else total if limit is None else limit
+    if limit is not None:
+        total = limit if total is None else min(total, limit)
     progress = _progress(console, no_progress)
     writer = None
     resumed = 0
@@ -150,9 +151,9 @@ def score(
                 if not on_ray:
                     progress.advance(task, len(scored))
     except KeyboardInterrupt:
-        done = builder.samples
-        console.print(f"[red]interrupted[/red]: {done} scored rows are in {output_path or '(no --output)'}"
-                      + ("; rerun with --resume to continue" if output_path else ""), soft_wrap=True)
+        where = (f"{builder.samples} scored rows are in {output_path}; rerun with --resume to continue"
+                 if output_path else f"{builder.samples} rows were scored (no --output)")
+        console.print(f"[red]interrupted[/red]: {where}", soft_wrap=True)
         raise SystemExit(130) from None
     except RewardkitError as exc:
         raise click.ClickException(str(exc)) from exc
