@@ -66,7 +66,15 @@ def generous(spec: Path, tmp_path: Path) -> Path:
     return out
 
 
-@pytest.mark.parametrize("name", ["math_spec.yaml", "mcq_spec.yaml", "mixed_spec.yaml"])
+MCQ_LETTER_LIST = pytest.mark.xfail(
+    strict=True,
+    reason="finding: the MCQ verifier reads space-separated letters ('<answer>A B C D</answer>', 'A C') as the "
+           "first letter, so listing letters is credited when the gold comes first (reported to the lead)",
+)
+
+
+@pytest.mark.parametrize("name", ["math_spec.yaml", pytest.param("mcq_spec.yaml", marks=MCQ_LETTER_LIST),
+                                  pytest.param("mixed_spec.yaml", marks=MCQ_LETTER_LIST)])
 def test_example_specs_credit_no_hack(tmp_path, name):
     report = tmp_path / "audit.json"
     result = audit("-r", str(generous(EXAMPLES / name, tmp_path)), "--json", str(report))
@@ -158,3 +166,14 @@ def test_kinds_are_read_from_the_reward():
 def test_audit_is_listed_in_the_cli_help():
     result = CliRunner().invoke(main, ["--help"])
     assert result.exit_code == 0 and "audit" in result.output
+
+
+def test_the_audit_finds_the_letter_list_hole_in_the_mcq_example(tmp_path):
+    """What the xfail above is about, pinned down: every other MCQ hack stays uncredited."""
+    report = tmp_path / "audit.json"
+    result = audit("-r", str(generous(EXAMPLES / "mcq_spec.yaml", tmp_path)), "--json", str(report))
+    variants = {v["variant"]: v for v in json.loads(report.read_text())["variants"]}
+    credited = {name for name, v in variants.items() if v["credited"]}
+    assert result.exit_code == (1 if credited else 0)
+    assert credited <= {"all_letters", "two_letters"}
+    assert variants["two_letters"]["example"].endswith("<answer>B C</answer>")

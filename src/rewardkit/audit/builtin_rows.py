@@ -15,6 +15,10 @@ MCQ_ROWS: list[dict[str, Any]] = [
      "options": ["London", "Paris", "Rome", "Berlin"], "answer": "B"},
     {"task": "mcq", "prompt": "Which planet is largest?\n(A) Mars\n(B) Venus\n(C) Jupiter\n(D) Mercury",
      "options": ["Mars", "Venus", "Jupiter", "Mercury"], "answer": "C"},
+    {"task": "mcq", "prompt": "What is the chemical symbol of gold?\n(A) Au\n(B) Ag\n(C) Gd\n(D) Go",
+     "options": ["Au", "Ag", "Gd", "Go"], "answer": "A"},  # the gold first and last: listing hacks read
+    {"task": "mcq", "prompt": "How many legs has a dog?\n(A) Two\n(B) Three\n(C) Five\n(D) Four",
+     "options": ["Two", "Three", "Five", "Four"], "answer": "D"},  # in order start or end with it
 ]
 
 CODE_ROWS: list[dict[str, Any]] = [

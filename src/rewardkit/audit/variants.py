@@ -93,7 +93,7 @@ def mcq_letter(row: dict[str, Any]) -> tuple[str, list[str]]:
 
 def mcq_variants(row: dict[str, Any], wrap: Wrap) -> list[Variant]:
     letter, options = mcq_letter(row)
-    count = max(len(options), LETTERS.index(letter) + 2, 4)
+    count = max(len(options), LETTERS.index(letter) + 1, 2)
     letters = LETTERS[:count]
     other = letters[(letters.index(letter) + 1) % count]
     text_of = dict(zip(letters, options))
@@ -103,6 +103,7 @@ def mcq_variants(row: dict[str, Any], wrap: Wrap) -> list[Variant]:
         Variant("all_letters", wrap(" ".join(letters))),
         Variant("all_letters_listed", wrap(", ".join(f"({x})" for x in letters))),
         Variant("either_or", wrap(f"{other} or {letter}")),
+        Variant("two_letters", wrap(f"{letter} {other}")),
     ]
     if other in text_of:
         variants.append(Variant("other_option_text", wrap(text_of[other])))
