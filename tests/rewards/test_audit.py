@@ -66,15 +66,16 @@ def generous(spec: Path, tmp_path: Path) -> Path:
     return out
 
 
-MCQ_LETTER_LIST = pytest.mark.xfail(
+VERIFIER_HOLES = pytest.mark.xfail(
     strict=True,
-    reason="finding: the MCQ verifier reads space-separated letters ('<answer>A B C D</answer>', 'A C') as the "
-           "first letter, so listing letters is credited when the gold comes first (reported to the lead)",
+    reason="findings reported to the lead: the math verifier credits '\\boxed{42}. Or maybe 24.' and the MCQ "
+           "verifier '<answer>B. Or maybe C.</answer>' and space-separated letters ('B C', 'A B C D') as the "
+           "first one; remove this mark when the verifiers read them as hedges",
 )
 
 
-@pytest.mark.parametrize("name", ["math_spec.yaml", pytest.param("mcq_spec.yaml", marks=MCQ_LETTER_LIST),
-                                  pytest.param("mixed_spec.yaml", marks=MCQ_LETTER_LIST)])
+@pytest.mark.parametrize("name", [pytest.param(n, marks=VERIFIER_HOLES)
+                                  for n in ("math_spec.yaml", "mcq_spec.yaml", "mixed_spec.yaml")])
 def test_example_specs_credit_no_hack(tmp_path, name):
     report = tmp_path / "audit.json"
     result = audit("-r", str(generous(EXAMPLES / name, tmp_path)), "--json", str(report))
@@ -168,12 +169,15 @@ def test_audit_is_listed_in_the_cli_help():
     assert result.exit_code == 0 and "audit" in result.output
 
 
-def test_the_audit_finds_the_letter_list_hole_in_the_mcq_example(tmp_path):
-    """What the xfail above is about, pinned down: every other MCQ hack stays uncredited."""
+@pytest.mark.parametrize(("name", "holes"), [
+    ("math_spec.yaml", {"box_then_plain_alternative"}),
+    ("mcq_spec.yaml", {"all_letters", "two_letters", "letter_then_alternative"}),
+])
+def test_the_audit_credits_nothing_beyond_the_known_verifier_holes(tmp_path, name, holes):
+    """What the xfail above is about, pinned down: every other hack of the example specs stays uncredited."""
     report = tmp_path / "audit.json"
-    result = audit("-r", str(generous(EXAMPLES / "mcq_spec.yaml", tmp_path)), "--json", str(report))
+    result = audit("-r", str(generous(EXAMPLES / name, tmp_path)), "--json", str(report))
     variants = {v["variant"]: v for v in json.loads(report.read_text())["variants"]}
-    credited = {name for name, v in variants.items() if v["credited"]}
+    credited = {n for n, v in variants.items() if v["credited"]}
     assert result.exit_code == (1 if credited else 0)
-    assert credited <= {"all_letters", "two_letters"}
-    assert variants["two_letters"]["example"].endswith("<answer>B C</answer>")
+    assert credited <= holes

@@ -70,6 +70,7 @@ def math_variants(row: dict[str, Any], wrap: Wrap) -> list[Variant]:
         Variant("either_or_boxed", wrap(rf"\boxed{{{wrong} \text{{ or }} {ref}}}")),
         Variant("either_or_plain", wrap(f"{wrong} or {ref}")),
         Variant("answer_then_correction", wrap(rf"\boxed{{{ref}}}. Wait, that is wrong; it is \boxed{{{wrong}}}.")),
+        Variant("box_then_plain_alternative", wrap(rf"\boxed{{{ref}}}. Or maybe {wrong}.")),
         Variant("reference_echoed_from_prompt", echoed),
         Variant("empty_box", wrap(r"\boxed{}")),
         Variant("huge_number", wrap(rf"\boxed{{{'9' * 5000}}}")),
@@ -104,6 +105,7 @@ def mcq_variants(row: dict[str, Any], wrap: Wrap) -> list[Variant]:
         Variant("all_letters_listed", wrap(", ".join(f"({x})" for x in letters))),
         Variant("either_or", wrap(f"{other} or {letter}")),
         Variant("two_letters", wrap(f"{letter} {other}")),
+        Variant("letter_then_alternative", wrap(f"{letter}. Or maybe {other}.")),
     ]
     if other in text_of:
         variants.append(Variant("other_option_text", wrap(text_of[other])))
