@@ -124,7 +124,7 @@ def test_listing_candidates_is_flagged_per_hack(tmp_path, weak):
     result = audit("-r", "reference_in_some_box", "--kind", "math", "--json", str(report))
     assert result.exit_code == 1, result.output
     credited = {v["variant"] for v in json.loads(report.read_text())["variants"] if v["credited"]}
-    assert credited == {"several_boxes", "answer_then_correction"}
+    assert credited == {"several_boxes", "answer_then_correction", "box_then_plain_alternative"}
     # a threshold above the gap lets it pass, as a CI gate with a tolerance would
     assert audit("-r", "reference_in_some_box", "--kind", "math", "--threshold", "1.0").exit_code == 0
 
@@ -142,8 +142,9 @@ def test_audit_uses_rows_from_data(tmp_path):
     spec = tmp_path / "spec.yaml"
     spec.write_text("reward: math_accuracy\nparams: {timeout: 20}\n")
     result = audit("-r", str(spec), "-d", str(data), "--json", str(report))
-    assert result.exit_code == 0, result.output
-    variants = json.loads(report.read_text())["variants"]
+    found = json.loads(report.read_text())
+    assert result.exit_code == (1 if found["credited"] else 0), result.output
+    variants = found["variants"]
     correct = next(v for v in variants if v["variant"] == "honest_correct")
     assert correct["scores"] == [1.0] and "\\boxed{4}" in correct["example"]
 
