@@ -16,6 +16,7 @@ LAZY_COMMANDS = {
     "group-size-sweep": "rewardkit.train.command:group_size_sweep",
     "sandbox-image": "rewardkit.sandbox.image_command:sandbox_image",
     "bench": "rewardkit.bench.command:bench",
+    "audit": "rewardkit.audit.command:audit",
 }
 
 EPILOG = """\b
@@ -24,6 +25,7 @@ Examples:
   rewardkit verify mcq --reference B --option Paris --option London 'Answer: (B)'
   rewardkit plugins
   rewardkit score --reward examples/math_spec.yaml --input examples/math.jsonl
+  rewardkit audit --reward examples/math_spec.yaml
 """
 
 
@@ -135,13 +137,15 @@ def plugins(as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(rows, indent=2))
         return
+    from rewardkit.plugins.registry import plural
+
     for row in rows:
         version = f" {row['version']}" if row["version"] else ""
         dist = f" ({row['distribution']}{version})" if row["distribution"] else ""
         click.echo(f"{row['name']}{dist} [{row['source']}]")
         click.echo(f"  hooks: {', '.join(row['hooks']) or '(none)'}")
         for kind, names in sorted(row["registered"].items()):
-            click.echo(f"  {kind}s: {', '.join(names)}")
+            click.echo(f"  {plural(kind)}: {', '.join(names)}")
 
 
 if __name__ == "__main__":

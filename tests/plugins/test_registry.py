@@ -42,8 +42,9 @@ def test_unknown_names_list_what_is_registered(lookup, kind, close):
     with pytest.raises(rk.ConfigError) as info:
         lookup()
     message = str(info.value)
-    registry = getattr(rk.plugin_host().registries, f"{kind}s" if kind != "sandbox" else "sandboxes")
-    assert f"unknown {kind}" in message
+    plural = f"{kind}s" if kind != "sandbox" else "sandboxes"
+    registry = getattr(rk.plugin_host().registries, plural)
+    assert f"unknown {kind}" in message and f"registered {plural}:" in message and "sandboxs" not in message
     for name in registry.names():
         assert name in message
     if close:

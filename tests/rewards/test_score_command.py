@@ -112,7 +112,7 @@ def test_score_with_a_registered_reward_name(tmp_path):
     ("content", "args", "message"),
     [
         ('{"completion": "x"}\nnot json\n', [], "in.jsonl:2: not valid JSON"),
-        ('{"text": "x", "answer": "1"}\n', [], "sample 0 has no 'completion' field (set --completion-key); its fields: text, answer"),
+        ('{"text": "x", "answer": "1"}\n', [], "in.jsonl:1: no 'completion' field (set --completion-key); its fields: text, answer"),
         ('{"completion": "x"}\n', ["--reward", "nope"], "unknown reward 'nope'"),
         ('{"completion": "x"}\n', [], "needs a dataset column named 'answer' or 'solution'"),
     ],

@@ -10,6 +10,11 @@ from typing import Any
 from rewardkit._errors import ConfigError, PluginError
 
 
+def plural(kind: str) -> str:
+    """``sandbox`` -> ``sandboxes``, ``verifier`` -> ``verifiers``."""
+    return kind + ("es" if kind.endswith(("x", "s", "sh", "ch")) else "s")
+
+
 @dataclass
 class Registry:
     """Objects of one kind (verifier, reward, shaper, sandbox) by name, each with the plugin that added it."""
@@ -40,7 +45,7 @@ class Registry:
         known = sorted(self._entries)
         close = difflib.get_close_matches(str(name), known, n=1)
         hint = f" Did you mean {close[0]!r}?" if close else ""
-        return f"unknown {self.kind} {name!r}; registered {self.kind}s: {', '.join(known) or '(none)'}.{hint}"
+        return f"unknown {self.kind} {name!r}; registered {plural(self.kind)}: {', '.join(known) or '(none)'}.{hint}"
 
     def owner(self, name: str) -> str:
         return self._entries[name][1]

@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
+import math
 import time
-from collections import Counter
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from rewardkit._errors import ConfigError
-from rewardkit.rewards.base import Reward, Scored, mean_of
+from rewardkit.rewards.base import Reward, Scored
 from rewardkit.rewards.batch import Batch
 from rewardkit.verifiers.verdict import HEDGED, TIMEOUT
 
 
 @dataclass
 class ScoreSummary:
-    """Totals over a scoring run: means per component, verdict statuses, throughput."""
+    """Totals over a scoring run: means per component, verdict statuses, throughput.
+
+    ``statuses`` counts samples: a sample is counted once under each status that any of its verifier
+    terms gave (two code terms that both time out on a sample count one timeout). ``term_statuses`` counts
+    per verifier term. ``seconds`` covers the rows scored in this run (``resumed`` rows were read back from
+    an earlier, interrupted run; they count in the means and statuses, not in the throughput).
+    """
 
     samples: int = 0
     seconds: float = 0.0
@@ -26,10 +33,14 @@ class ScoreSummary:
     component_means: dict[str, float | None] = field(default_factory=dict)
     component_counts: dict[str, int] = field(default_factory=dict)
     statuses: Counter = field(default_factory=Counter)
+    term_statuses: dict[str, Counter] = field(default_factory=dict)
+    resumed: int = 0
+    skipped: int = 0
 
     @property
     def samples_per_second(self) -> float:
-        return self.samples / self.seconds if self.seconds > 0 else float("inf")
+        scored = self.samples - self.resumed
+        return scored / self.seconds if self.seconds > 0 else float("inf")
 
     @property
     def hedged(self) -> int:
@@ -49,9 +60,58 @@ class ScoreSummary:
             "component_means": self.component_means,
             "component_counts": self.component_counts,
             "statuses": dict(self.statuses),
+            "term_statuses": {label: dict(c) for label, c in self.term_statuses.items()},
             "hedged": self.hedged,
             "timeouts": self.timeouts,
+            "resumed": self.resumed,
+            "skipped": self.skipped,
         }
+
+
+class SummaryBuilder:
+    """Folds scored rows into a :class:`ScoreSummary` one at a time, keeping only running totals."""
+
+    def __init__(self) -> None:
+        self.samples = 0
+        self.reward_sum = 0.0
+        self.reward_count = 0
+        self.not_applicable = 0
+        self.component_sums: dict[str, float] = {}
+        self.component_counts: dict[str, int] = {}
+        self.statuses: Counter = Counter()
+        self.term_statuses: dict[str, Counter] = {}
+
+    def add(self, row: dict[str, Any]) -> None:
+        self.samples += 1
+        value = row.get("reward")
+        if value is None:
+            self.not_applicable += 1
+        elif not math.isnan(value):
+            self.reward_sum += value
+            self.reward_count += 1
+        for label, v in (row.get("components") or {}).items():
+            self.component_sums.setdefault(label, 0.0)
+            self.component_counts.setdefault(label, 0)
+            if v is not None and not math.isnan(v):
+                self.component_sums[label] += v
+                self.component_counts[label] += 1
+        seen: set[str] = set()
+        for label, verdict in (row.get("verdicts") or {}).items():
+            status = verdict["status"]
+            self.term_statuses.setdefault(label, Counter())[status] += 1
+            seen.add(status)
+        self.statuses.update(seen)
+
+    def result(self, seconds: float, *, resumed: int = 0, skipped: int = 0) -> ScoreSummary:
+        return ScoreSummary(
+            samples=self.samples, seconds=seconds,
+            reward_mean=self.reward_sum / self.reward_count if self.reward_count else None,
+            not_applicable=self.not_applicable,
+            component_means={k: (s / self.component_counts[k] if self.component_counts[k] else None)
+                             for k, s in self.component_sums.items()},
+            component_counts=dict(self.component_counts), statuses=self.statuses,
+            term_statuses=self.term_statuses, resumed=resumed, skipped=skipped,
+        )
 
 
 def _batch_of(rows: Sequence[dict[str, Any]], completion_key: str, prompt_key: str) -> Batch:
@@ -122,18 +182,46 @@ def score_rows(
     return out, summarise(out, seconds)
 
 
-def summarise(scored: Sequence[dict[str, Any]], seconds: float) -> ScoreSummary:
-    summary = ScoreSummary(samples=len(scored), seconds=seconds)
-    summary.reward_mean = mean_of([r["reward"] for r in scored])
-    summary.not_applicable = sum(r["reward"] is None for r in scored)
-    labels: dict[str, None] = {}
-    for r in scored:
-        labels.update(dict.fromkeys(r["components"]))
-    for label in labels:
-        values = [r["components"].get(label) for r in scored]
-        summary.component_means[label] = mean_of(values)
-        summary.component_counts[label] = sum(v is not None for v in values)
-    for r in scored:
-        for verdict in r["verdicts"].values():
-            summary.statuses[verdict["status"]] += 1
-    return summary
+def summarise(scored: Iterable[dict[str, Any]], seconds: float) -> ScoreSummary:
+    builder = SummaryBuilder()
+    for row in scored:
+        builder.add(row)
+    return builder.result(seconds)
+
+
+def score_chunks(
+    reward: Reward,
+    chunks: Iterable[Sequence[dict[str, Any]]],
+    *,
+    workers: int = 1,
+    completion_key: str = "completion",
+    prompt_key: str = "prompt",
+) -> Iterator[tuple[Sequence[dict[str, Any]], list[dict[str, Any]]]]:
+    """Each chunk with its rows' reward fields (see :func:`scored_row`), in input order, as they finish.
+
+    At most ``2 * workers`` chunks are read ahead and in flight, so memory stays bounded however long
+    ``chunks`` is; a caller that writes each yielded chunk keeps everything scored so far if interrupted.
+    """
+    if workers < 1:
+        raise ConfigError(f"workers must be >= 1, got {workers}")
+
+    def run(chunk: Sequence[dict[str, Any]]) -> tuple[Sequence[dict[str, Any]], list[dict[str, Any]]]:
+        scored = reward.score(_batch_of(chunk, completion_key, prompt_key))
+        return chunk, [scored_row(scored, i) for i in range(len(chunk))]
+
+    if workers == 1:
+        for chunk in chunks:
+            yield run(chunk)
+        return
+    pending: deque[Future] = deque()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        try:
+            for chunk in chunks:
+                pending.append(pool.submit(run, chunk))
+                if len(pending) >= 2 * workers:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for future in pending:
+                future.cancel()

@@ -1,61 +1,118 @@
-"""Read samples for batch scoring (JSONL, parquet, a saved ``datasets`` dataset) and write scored rows."""
+"""Read samples for batch scoring, one at a time: JSONL, parquet, or a saved ``datasets`` dataset.
+
+Every sample carries where it came from (``file:line`` for JSONL, ``file row N`` otherwise), so an error or
+a skipped sample names the place in the file, not a position in a batch.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rewardkit._errors import ConfigError
 
+JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
+PARQUET_BATCH_ROWS = 1024
 
-def read_samples(path: str | Path, split: str | None = None) -> list[dict[str, Any]]:
-    """Every row of ``path`` as a dict: a ``.jsonl``/``.json`` file (one object a line), a ``.parquet``
-    file, or a directory written by ``datasets``' ``save_to_disk`` (``split`` picks from a DatasetDict)."""
+
+@dataclass(frozen=True)
+class Sample:
+    """One input row (``row``), or why the line is not one (``error``), with its place in the file."""
+
+    where: str
+    row: dict[str, Any] | None
+    error: str | None = None
+
+
+def iter_samples(path: str | Path, split: str | None = None) -> Iterator[Sample]:
+    """Every row of ``path``, streamed: a ``.jsonl``/``.json``/``.ndjson`` file (one object a line), a
+    ``.parquet`` file, or a directory written by ``datasets``' ``save_to_disk`` (``split`` picks from a
+    DatasetDict). A line that is not a JSON object comes as a Sample with ``error`` set. Format errors
+    (missing file, unknown suffix, a ``split`` that does not exist) raise before the first row."""
     path = Path(path)
     if not path.exists():
         raise ConfigError(f"input {str(path)!r} does not exist")
     if path.is_dir():
-        return _read_saved_dataset(path, split)
+        return _iter_saved_dataset(path, _open_saved_dataset(path, split))
     suffix = path.suffix.lower()
     if suffix == ".parquet":
-        return _read_parquet(path)
-    if suffix in (".jsonl", ".json", ".ndjson"):
-        return _read_jsonl(path)
+        return _iter_parquet(path, _open_parquet(path))
+    if suffix in JSONL_SUFFIXES:
+        return _iter_jsonl(path)
     raise ConfigError(
         f"input {str(path)!r}: unknown format {suffix or '(no suffix)'}; expected .jsonl, .parquet, "
         f"or a directory saved with datasets' save_to_disk"
     )
 
 
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+def read_samples(path: str | Path, split: str | None = None) -> list[dict[str, Any]]:
+    """Every row of ``path`` as a dict (see :func:`iter_samples`); the first bad line raises ConfigError."""
     rows = []
+    for sample in iter_samples(path, split):
+        if sample.row is None:
+            raise ConfigError(f"{sample.where}: {sample.error}")
+        rows.append(sample.row)
+    return rows
+
+
+def count_samples(path: str | Path, split: str | None = None) -> int | None:
+    """How many rows ``path`` holds (JSONL: non-blank lines), cheaply; None when it cannot tell."""
+    path = Path(path)
+    try:
+        if path.is_dir():
+            return len(_open_saved_dataset(path, split))
+        if path.suffix.lower() == ".parquet":
+            return _open_parquet(path).metadata.num_rows
+        with path.open("rb") as handle:
+            return sum(1 for line in handle if line.strip())
+    except (ConfigError, OSError):
+        return None
+
+
+def _iter_jsonl(path: Path) -> Iterator[Sample]:
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
+            where = f"{path}:{number}"
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise ConfigError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
+                yield Sample(where, None, f"not valid JSON ({exc.msg})")
+                continue
             if not isinstance(row, dict):
-                raise ConfigError(f"{path}:{number}: expected a JSON object per line, got {type(row).__name__}")
-            rows.append(row)
-    return rows
+                yield Sample(where, None, f"expected a JSON object per line, got {type(row).__name__}")
+                continue
+            yield Sample(where, row)
 
 
-def _read_parquet(path: Path) -> list[dict[str, Any]]:
+def _open_parquet(path: Path) -> Any:
     try:
         import pyarrow.parquet as pq
     except ImportError:
         raise ConfigError(
             f"reading {str(path)!r} needs pyarrow, which is not installed: pip install pyarrow"
         ) from None
-    return pq.read_table(path).to_pylist()
+    import pyarrow as pa
+
+    try:
+        return pq.ParquetFile(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise ConfigError(f"{str(path)!r} is not a readable parquet file: {exc}") from None
 
 
-def _read_saved_dataset(path: Path, split: str | None) -> list[dict[str, Any]]:
+def _iter_parquet(path: Path, parquet: Any) -> Iterator[Sample]:
+    number = 0
+    for batch in parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS):
+        for row in batch.to_pylist():
+            number += 1
+            yield Sample(f"{path} row {number}", row)
+
+
+def _open_saved_dataset(path: Path, split: str | None) -> Any:
     try:
         import datasets
     except ImportError:
@@ -67,36 +124,23 @@ def _read_saved_dataset(path: Path, split: str | None) -> list[dict[str, Any]]:
         loaded = datasets.load_from_disk(str(path))
     except FileNotFoundError as exc:
         raise ConfigError(f"{str(path)!r} is not a dataset saved with save_to_disk: {exc}") from None
-    if isinstance(loaded, datasets.DatasetDict):
-        names = list(loaded)
-        chosen = split or ("train" if "train" in loaded else names[0] if len(names) == 1 else None)
-        if chosen not in loaded:
+    if not isinstance(loaded, datasets.DatasetDict):
+        if split is not None:
             raise ConfigError(
-                f"{str(path)!r} holds splits {', '.join(names)}; pick one with --split"
-                + (f" (no split {split!r})" if split else "")
+                f"--split {split!r}: {str(path)!r} is a single Dataset, not a DatasetDict, so it has no "
+                f"splits; drop --split"
             )
-        loaded = loaded[chosen]
-    return loaded.to_list()
+        return loaded
+    names = list(loaded)
+    chosen = split or ("train" if "train" in loaded else names[0] if len(names) == 1 else None)
+    if chosen not in loaded:
+        raise ConfigError(
+            f"{str(path)!r} holds splits {', '.join(names)}; pick one with --split"
+            + (f" (no split {split!r})" if split else "")
+        )
+    return loaded[chosen]
 
 
-def write_rows(path: str | Path, rows: Iterable[dict[str, Any]]) -> None:
-    """Write scored rows as JSONL, or as parquet when ``path`` ends in ``.parquet``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    rows = list(rows)
-    if path.suffix.lower() == ".parquet":
-        try:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-        except ImportError:
-            raise ConfigError("writing parquet output needs pyarrow: pip install pyarrow") from None
-        pq.write_table(pa.Table.from_pylist([_jsonable_nested(r) for r in rows]), path)
-        return
-    with path.open("w", encoding="utf-8") as handle:
-        for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
-
-
-def _jsonable_nested(row: dict[str, Any]) -> dict[str, Any]:
-    # Parquet needs one type per column; the per-component maps vary by row, so they travel as JSON text.
-    return {k: json.dumps(v, default=str) if isinstance(v, dict) else v for k, v in row.items()}
+def _iter_saved_dataset(path: Path, dataset: Any) -> Iterator[Sample]:
+    for number, row in enumerate(dataset, 1):  # memory-mapped: rows are read as they are asked for
+        yield Sample(f"{path} row {number}", dict(row))

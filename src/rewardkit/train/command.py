@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 from typing import Any
@@ -51,26 +52,67 @@ def summarise(history: list[dict[str, Any]], tail: int = 10) -> dict[str, Any]:
     return out
 
 
+TRAIN_EXTRA = ("torch", "transformers", "peft")
+
+
+def require_train_extra() -> None:
+    """Import the train extra's heavy parts now, so a core install gets the install line, not a traceback."""
+    for module in TRAIN_EXTRA:
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise click.ClickException(
+                f"this command needs the train extra, which is not installed here ({exc}): "
+                f"pip install 'rewardkit[train]'"
+            ) from None
+
+
 @click.command()
 @click.option("--config", "config_path", required=True, type=click.Path(exists=True, dir_okay=False),
               help="A training YAML (see docs/training.md).")
 @click.option("--output-dir", help="Overrides output_dir.")
-@click.option("--steps", type=int, help="Overrides grpo.steps.")
+@click.option("--steps", type=int, help="Overrides grpo.steps (the total, counting steps before a resume).")
 @click.option("--seed", type=int, help="Overrides seed.")
 @click.option("--resume", help="A checkpoint directory, or 'latest' (the newest under output_dir).")
-def train(config_path: str, output_dir: str | None, steps: int | None, seed: int | None, resume: str | None) -> None:
-    """Train with GRPO (or CoDistill-GRPO) as CONFIG says; metrics, checkpoints and plots go to output_dir."""
+@click.option("--overwrite", is_flag=True, help="Replace what an earlier run wrote to output_dir.")
+@click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
+def train(config_path: str, output_dir: str | None, steps: int | None, seed: int | None, resume: str | None,
+          overwrite: bool, no_progress: bool) -> None:
+    """Train with GRPO (or CoDistill-GRPO) as CONFIG says; metrics, checkpoints and plots go to output_dir.
+
+    A non-empty output_dir is refused unless --resume (continue it) or --overwrite (replace it) is given.
+    """
     from rewardkit.train.config import load_config
+    from rewardkit.train.run_dir import prepare_output_dir
 
     try:
         config = _override(load_config(config_path), output_dir, steps, seed)
-        trainer = make_trainer(config, resume)
-        history = trainer.train()
+        prepare_output_dir(config.output_dir, resume=resume is not None, overwrite=overwrite)
+    except RewardkitError as exc:
+        raise click.ClickException(str(exc)) from exc
+    require_train_extra()
+    from rich.console import Console
+
+    from rewardkit.train.progress import TrainProgress
+
+    console = Console(stderr=True)
+    try:
+        with console.status("loading the model" + (" and running the warm-up" if config.warmup.steps else ""),
+                            spinner="dots") if not no_progress else _nothing():
+            trainer = make_trainer(config, resume)
+        with TrainProgress(console, config.grpo.steps, trainer.step, disabled=no_progress) as progress:
+            history = trainer.train(on_step=progress.update)
     except RewardkitError as exc:
         raise click.ClickException(str(exc)) from exc
     summary = summarise(history)
     (Path(config.output_dir) / "summary.json").write_text(json.dumps(summary, indent=2))
     click.echo(json.dumps(summary, indent=2))
+
+
+def _nothing() -> Any:
+    import contextlib
+
+    return contextlib.nullcontext()
 
 
 @click.command("group-size-sweep")
@@ -89,6 +131,7 @@ def group_size_sweep(config_path: str, group_sizes: str, output_dir: str | None,
         sizes = [int(s) for s in group_sizes.split(",") if s.strip()]
     except ValueError:
         raise click.BadParameter(f"expected integers like 2,4,8, got {group_sizes!r}") from None
+    require_train_extra()
     try:
         base = _override(load_config(config_path), None, steps, None)
         root = Path(output_dir or Path(base.output_dir) / "sweep")

@@ -95,6 +95,7 @@ class LoggingConfig:
     save_every: int = 0  # checkpoint every N steps (0: only at the end)
     module_norms: bool = True  # per-module update and gradient norms
     plots: bool = True
+    report_to: str | list[str] = field(default_factory=list)  # "tensorboard", "wandb", a list, or "none"
 
 
 @dataclass(frozen=True)
@@ -286,6 +287,9 @@ def _check_semantics(config: TrainConfig) -> None:
         if isinstance(lora.target_modules, str) and lora.target_modules not in ("attention", "mlp", "all"):
             raise ConfigError(f"{where}.target_modules: expected 'attention', 'mlp', 'all' or a list of module "
                               f"names (q_proj, ...), got {lora.target_modules!r}")
+    from rewardkit.train.reporters import normalise
+
+    normalise(config.logging.report_to)
     if config.warmup.steps < 0:
         raise ConfigError(f"config.warmup.steps: expected >= 0, got {config.warmup.steps}")
     if config.codistill is not None:

@@ -7,11 +7,13 @@ import copy
 import json
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from rewardkit._errors import ConfigError
 from rewardkit.train import checkpoint
 from rewardkit.train.advantages import group_advantages
 from rewardkit.train.config import TrainConfig, load_config
@@ -20,6 +22,8 @@ from rewardkit.train.diagnostics import ModuleNormTracker, reward_statistics
 from rewardkit.train.lora import apply_lora
 from rewardkit.train.loss import clipped_policy_loss, masked_mean
 from rewardkit.train.models import load_model, supervised_warmup
+from rewardkit.train.reporters import Reporters, normalise
+from rewardkit.train.run_dir import cut_logs_to
 from rewardkit.train.sampling import Rollouts, eos_ids, generate, token_logprobs
 from rewardkit.train.scoring import RewardTerm, resolve_rewards, score_completions
 
@@ -50,6 +54,7 @@ class GRPOTrainer:
         cfg = self.config
         self.output_dir = Path(cfg.output_dir)
         self.output_dir.mkdir(parents=True, exist_ok=True)
+        self.reporters = Reporters(normalise(cfg.logging.report_to), self.output_dir, cfg.to_dict())
         seed_everything(cfg.seed)
         self.train_rows, self.eval_rows = load_examples(cfg.data, cfg.seed)
         if rewards is not None:
@@ -186,20 +191,29 @@ class GRPOTrainer:
             return self._logprobs_no_grad(self.model, rollouts)
 
     # -- loop, evaluation, records ------------------------------------------------------------------
-    def train(self, steps: int | None = None) -> list[dict[str, Any]]:
-        """Run until ``steps`` (default ``grpo.steps``) training steps are done in total."""
+    def train(self, steps: int | None = None,
+              on_step: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+        """Run until ``steps`` (default ``grpo.steps``) training steps are done in total; ``on_step`` gets
+        each step's metrics (and each evaluation's row). A resumed run already at ``steps`` raises."""
         cfg = self.config
         target = cfg.grpo.steps if steps is None else steps
+        if self.resuming and self.step >= target:
+            raise ConfigError(
+                f"resume: the checkpoint is at step {self.step} and the run is set to {target} steps in total, "
+                f"so there is nothing to train; raise the step count (--steps N with N > {self.step}) to "
+                f"train further"
+            )
+        report = on_step or (lambda row: None)
         if self._wants_eval() and self.step == 0:
-            self._record_eval()
+            report(self._record_eval())
         while self.step < target:
-            self.train_step()
+            report(self.train_step())
             if cfg.logging.eval_every and self._wants_eval() and self.step % cfg.logging.eval_every == 0:
-                self._record_eval()
+                report(self._record_eval())
             if cfg.logging.save_every and self.step % cfg.logging.save_every == 0:
                 self.save_checkpoint()
         if self._wants_eval() and (not cfg.logging.eval_every or self.step % cfg.logging.eval_every):
-            self._record_eval()
+            report(self._record_eval())
         self.save_checkpoint()
         self.finish()
         return self.history
@@ -220,7 +234,7 @@ class GRPOTrainer:
     def _wants_eval(self) -> bool:
         return bool(self.eval_rows) or self.config.data.eval_train_prompts
 
-    def _record_eval(self) -> None:
+    def _record_eval(self) -> dict[str, Any]:
         row: dict[str, Any] = {"step": self.step}
         if self.eval_rows:
             row.update(self.evaluate())
@@ -229,9 +243,12 @@ class GRPOTrainer:
         with open(self.output_dir / "eval.jsonl", "a") as fh:
             fh.write(json.dumps(row) + "\n")
         self.history.append(row)
+        self.reporters.log(row, self.step)
+        return row
 
     def _record(self, metrics: dict[str, Any], module_norms: dict[str, Any], rollouts: Rollouts) -> None:
         self.history.append(metrics)
+        self.reporters.log(metrics, self.step)
         if self.step % self.config.logging.log_every == 0:
             with open(self.output_dir / "metrics.jsonl", "a") as fh:
                 fh.write(json.dumps(metrics) + "\n")
@@ -251,6 +268,7 @@ class GRPOTrainer:
             close = getattr(term.fn, "close", None)
             if callable(close):
                 close()
+        self.reporters.close()
         final = self.output_dir / "final"
         self.model.save_pretrained(final)
         self.tokenizer.save_pretrained(final)
@@ -270,11 +288,13 @@ class GRPOTrainer:
         """Continue from a checkpoint directory, or from the latest under ``output_dir`` when given "latest"."""
         path = checkpoint.latest(self.output_dir) if str(directory) == "latest" else Path(directory)
         if path is None:
-            return
+            raise ConfigError(f"resume latest: no checkpoint-* directory under {str(self.output_dir)!r} to resume "
+                              f"from; start without --resume")
         models, optimizers = self._extra_models()
         record = checkpoint.load(path, models={"policy": self.model, **models},
                                  optimizers={"policy": self.optimizer, **optimizers})
         self.step = int(record["step"])
+        self.history = cut_logs_to(self.output_dir, self.step)
 
 
 def _label(fn: Any) -> str:

@@ -1,0 +1,184 @@
+"""``rewardkit audit``: the bundled example specs credit no known hack; weak rewards are flagged."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+import rewardkit as rk
+from rewardkit.audit.runner import detect_kinds, run_audit
+from rewardkit.cli import main
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def any_box(prompts, completions, **kwargs):
+    """Deliberately weak: 1.0 for any completion with a \\boxed{...}, whatever is in it."""
+    from rewardkit.rewards.batch import completion_text
+
+    return [1.0 if r"\boxed{" in completion_text(c) else 0.0 for c in completions]
+
+
+def reference_in_some_box(prompts, completions, answer, **kwargs):
+    """Deliberately weak: 1.0 when any \\boxed{} holds the reference, so listing candidates pays."""
+    from rewardkit.rewards.batch import completion_text
+
+    return [1.0 if str(ref) in re.findall(r"\\boxed\{([^{}]*)\}", completion_text(c)) else 0.0
+            for c, ref in zip(completions, answer)]
+
+
+def exit_code_grader(prompts, completions, tests, **kwargs):
+    """Deliberately weak code grader: passes when the program text never raises at the top (no run at all)
+    but calls exit; stands in for graders that trust a program's exit status."""
+    from rewardkit.rewards.batch import completion_text
+
+    return [1.0 if "exit(0)" in completion_text(c) else 0.0 for c in completions]
+
+
+class WeakRewards:
+    @rk.hookimpl
+    def register_rewards(self, register):
+        register("any_box", any_box)
+        register("reference_in_some_box", reference_in_some_box)
+        register("exit_code_grader", exit_code_grader)
+
+
+@pytest.fixture
+def weak(rewardkit_register):
+    rewardkit_register(WeakRewards(), name="weak-rewards")
+
+
+def audit(*args: str):
+    return CliRunner().invoke(main, ["audit", *args])
+
+
+def generous(spec: Path, tmp_path: Path) -> Path:
+    """The spec with long verifier timeouts, so a loaded test machine cannot turn verdicts into timeouts."""
+    data = yaml.safe_load(spec.read_text())
+    text = yaml.safe_dump(data).replace("timeout: 2.0", "timeout: 20").replace("wall_time: 3", "wall_time: 10")
+    out = tmp_path / spec.name
+    out.write_text(text)
+    return out
+
+
+VERIFIER_HOLES = pytest.mark.xfail(
+    strict=True,
+    reason="findings reported to the lead: the math verifier credits '\\boxed{42}. Or maybe 24.' and the MCQ "
+           "verifier '<answer>B. Or maybe C.</answer>' and space-separated letters ('B C', 'A B C D') as the "
+           "first one; remove this mark when the verifiers read them as hedges",
+)
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=VERIFIER_HOLES)
+                                  for n in ("math_spec.yaml", "mcq_spec.yaml", "mixed_spec.yaml")])
+def test_example_specs_credit_no_hack(tmp_path, name):
+    report = tmp_path / "audit.json"
+    result = audit("-r", str(generous(EXAMPLES / name, tmp_path)), "--json", str(report))
+    assert result.exit_code == 0, result.output
+    assert "no hack credited" in result.output
+    found = json.loads(report.read_text())
+    assert found["credited"] == 0
+    names = {v["variant"] for v in found["variants"]}
+    assert {"honest_correct", "honest_wrong", "empty_tags"} <= names
+    by = {(v["kind"], v["variant"]): v["mean"] for v in found["variants"]}
+    kind = "mcq" if name == "mcq_spec.yaml" else "math"
+    assert by[(kind, "honest_correct")] > by[(kind, "honest_wrong")]  # the audit can tell them apart
+
+
+def test_code_example_spec_credits_no_hack(tmp_path, ci_require):
+    probe = rk.get_reward("code_pass_rate", wall_time=10)
+    try:
+        status = probe.verifier.verify("```python\ndef f():\n    return 1\n```", "assert f() == 1").status
+    finally:
+        probe.close()
+    ci_require(status == "ok", f"the local sandbox does not run programs here (status {status!r})")
+    report = tmp_path / "audit.json"
+    result = audit("-r", str(generous(EXAMPLES / "code_spec.yaml", tmp_path)), "--json", str(report))
+    assert result.exit_code == 0, result.output
+    variants = {v["variant"]: v for v in json.loads(report.read_text())["variants"]}
+    assert variants["honest_correct"]["mean"] == 1.5
+    for hack in ("sys_exit_0", "os_exit_0", "exit_0_at_exit", "always_equal_object", "print_pass",
+                 "monkeypatch_builtins"):
+        assert variants[hack]["mean"] == 0.0, hack
+
+
+def test_a_reward_that_credits_any_box_fails_the_audit(tmp_path, weak):
+    page = tmp_path / "report" / "audit.html"
+    report = tmp_path / "audit.json"
+    result = audit("-r", "any_box", "--kind", "math", "--html", str(page), "--json", str(report))
+    assert result.exit_code == 1, result.output
+    assert "hack(s) credited" in result.output and "math/honest_wrong" in " ".join(result.output.split())
+    found = json.loads(report.read_text())
+    wrong = next(v for v in found["variants"] if v["variant"] == "honest_wrong")
+    assert wrong["credited"] and wrong["mean"] == 1.0
+    assert "CREDITED" in page.read_text() and "any_box" in page.read_text()
+
+
+def test_listing_candidates_is_flagged_per_hack(tmp_path, weak):
+    report = tmp_path / "audit.json"
+    result = audit("-r", "reference_in_some_box", "--kind", "math", "--json", str(report))
+    assert result.exit_code == 1, result.output
+    credited = {v["variant"] for v in json.loads(report.read_text())["variants"] if v["credited"]}
+    assert credited == {"several_boxes", "answer_then_correction", "box_then_plain_alternative"}
+    # a threshold above the gap lets it pass, as a CI gate with a tolerance would
+    assert audit("-r", "reference_in_some_box", "--kind", "math", "--threshold", "1.0").exit_code == 0
+
+
+def test_code_hacks_against_a_grader_that_trusts_exit(weak):
+    reward = rk.get_reward("exit_code_grader")
+    result = run_audit(rk.rewards.base.as_reward(reward, "exit_code_grader"), kinds=["code"])
+    assert {r.name for r in result.credited()} == {"sys_exit_0", "os_exit_0", "exit_0_at_exit"}
+
+
+def test_audit_uses_rows_from_data(tmp_path):
+    data = tmp_path / "rows.jsonl"
+    data.write_text(json.dumps({"prompt": "2+2?", "answer": "4"}) + "\n" + json.dumps({"x": 1}) + "\n")
+    report = tmp_path / "audit.json"
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("reward: math_accuracy\nparams: {timeout: 20}\n")
+    result = audit("-r", str(spec), "-d", str(data), "--json", str(report))
+    found = json.loads(report.read_text())
+    assert result.exit_code == (1 if found["credited"] else 0), result.output
+    variants = found["variants"]
+    correct = next(v for v in variants if v["variant"] == "honest_correct")
+    assert correct["scores"] == [1.0] and "\\boxed{4}" in correct["example"]
+
+
+def test_audit_errors_exit_2(tmp_path, weak):
+    result = audit("-r", "any_box")
+    assert result.exit_code == 2 and "name them with --kind" in result.output
+    result = audit("-r", str(tmp_path / "missing.yaml"))
+    assert result.exit_code == 2
+    empty = tmp_path / "rows.jsonl"
+    empty.write_text(json.dumps({"x": 1}) + "\n")
+    result = audit("-r", "math_accuracy", "-d", str(empty))
+    assert result.exit_code == 2 and "has no row for the reward's kinds" in result.output
+
+
+def test_kinds_are_read_from_the_reward():
+    assert detect_kinds(rk.build_reward(str(EXAMPLES / "mixed_spec.yaml"))) == ["math", "mcq"]
+    assert detect_kinds(rk.build_reward({"reward": "tag_format"})) == ["format"]
+
+
+def test_audit_is_listed_in_the_cli_help():
+    result = CliRunner().invoke(main, ["--help"])
+    assert result.exit_code == 0 and "audit" in result.output
+
+
+@pytest.mark.parametrize(("name", "holes"), [
+    ("math_spec.yaml", {"box_then_plain_alternative"}),
+    ("mcq_spec.yaml", {"all_letters", "two_letters", "letter_then_alternative"}),
+])
+def test_the_audit_credits_nothing_beyond_the_known_verifier_holes(tmp_path, name, holes):
+    """What the xfail above is about, pinned down: every other hack of the example specs stays uncredited."""
+    report = tmp_path / "audit.json"
+    result = audit("-r", str(generous(EXAMPLES / name, tmp_path)), "--json", str(report))
+    variants = {v["variant"]: v for v in json.loads(report.read_text())["variants"]}
+    credited = {n for n, v in variants.items() if v["credited"]}
+    assert result.exit_code == (1 if credited else 0)
+    assert credited <= holes
