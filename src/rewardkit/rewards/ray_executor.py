@@ -13,7 +13,7 @@ import math
 import pickle
 import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from rewardkit._errors import ConfigError
 from rewardkit.rewards.base import Reward, Scored
@@ -68,12 +68,12 @@ def check_options(options: Mapping[str, Any]) -> None:
         raise ConfigError(
             f"spec.executor: unknown option(s) {', '.join(map(repr, unknown))}; allowed: type, {', '.join(RAY_OPTIONS)}"
         )
-    value: Any
     for key, value in options.items():
         types, lowest, help_text = RAY_OPTIONS[key]
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, types) or (lowest is not None and value < lowest):
+        well_typed = isinstance(value, types) and not isinstance(value, bool)
+        if not well_typed or (lowest is not None and cast(float, value) < lowest):
             expected = " or ".join(t.__name__ for t in types) + (f" >= {lowest}" if lowest is not None else "")
             raise ConfigError(f"spec.executor.{key}: expected {expected} ({help_text}), got {value!r}")
 
