@@ -59,6 +59,14 @@ def score(
     from rewardkit.rewards.batch_scoring import score_rows
     from rewardkit.rewards.score_io import read_samples, write_rows
 
+    if ray_local or ray_address:  # streamed through Ray Data: rewardkit/rewards/ray_data_scoring.py
+        from rewardkit.rewards.ray_data_scoring import score_command
+
+        return score_command(
+            reward_arg, input_path, output_path, address=ray_address, workers=workers, summary_json=summary_json,
+            no_progress=no_progress, batch_size=batch_size, completion_key=completion_key, prompt_key=prompt_key,
+            split=split,
+        )
     console = Console(stderr=True)
     try:
         rows = read_samples(input_path, split)
@@ -72,17 +80,10 @@ def score(
     try:
         with progress, reward:
             task = progress.add_task("score", total=len(rows))
-            if ray_local or ray_address:
-                scored, summary = _score_on_ray(
-                    reward_arg, rows, address=ray_address, workers=workers, batch_size=batch_size,
-                    completion_key=completion_key, prompt_key=prompt_key,
-                    on_shard=lambda n: progress.advance(task, n),
-                )
-            else:
-                scored, summary = score_rows(
-                    reward, rows, batch_size=batch_size, workers=workers, completion_key=completion_key,
-                    prompt_key=prompt_key, on_batch=lambda n: progress.advance(task, n),
-                )
+            scored, summary = score_rows(
+                reward, rows, batch_size=batch_size, workers=workers, completion_key=completion_key,
+                prompt_key=prompt_key, on_batch=lambda n: progress.advance(task, n),
+            )
     except RewardkitError as exc:
         raise click.ClickException(str(exc)) from exc
     if output_path:
@@ -90,19 +91,6 @@ def score(
     if summary_json:
         Path(summary_json).write_text(json.dumps({"reward": reward.name, **summary.to_dict()}, indent=2))
     print_summary(Console(), reward.name, summary, output_path)
-
-
-def _score_on_ray(reward_arg: str, rows: list, *, address: str | None, workers: int, **options):
-    import time
-
-    from rewardkit.rewards.batch_scoring import summarise
-    from rewardkit.rewards.ray_scoring import score_on_ray
-
-    spec = reward_arg if is_spec_path(reward_arg) else {"reward": reward_arg}
-    many = workers if workers > 1 else None
-    start = time.perf_counter()
-    scored = score_on_ray(spec, rows, address=address, actors=many, num_cpus=many, **options)
-    return scored, summarise(scored, time.perf_counter() - start)
 
 
 def print_summary(console, name: str, summary, output_path: str | None) -> None:  # rich Console, ScoreSummary
