@@ -35,7 +35,7 @@ class ScoreBatch:
         import rewardkit as rk
 
         self.reward = rk.build_reward(spec)
-        self.options = {"completion_key": completion_key, "prompt_key": prompt_key}
+        self.completion_key, self.prompt_key = completion_key, prompt_key
         self.json_lines = json_lines
         context = ray.get_runtime_context()
         self.node_id, self.actor_id = context.get_node_id(), context.get_actor_id()
@@ -44,7 +44,9 @@ class ScoreBatch:
         from rewardkit.rewards.batch_scoring import score_rows
 
         rows = [_parse(line) for line in batch.column("text").to_pylist()] if self.json_lines else batch.to_pylist()
-        scored, summary = score_rows(self.reward, rows, batch_size=max(1, len(rows)), **self.options)
+        scored, summary = score_rows(
+            self.reward, rows, batch_size=max(1, len(rows)), completion_key=self.completion_key, prompt_key=self.prompt_key
+        )
         return {
             "line": [json.dumps({**row, **extra}, ensure_ascii=False, default=str) for row, extra in zip(rows, scored)],
             "scored": [json.dumps(extra, default=str) for extra in scored],
