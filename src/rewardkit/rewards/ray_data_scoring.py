@@ -24,6 +24,7 @@ JSON_SUFFIXES = (".jsonl", ".json", ".ndjson")
 # Reading is light next to scoring: read tasks reserve no CPU, so an actor pool that holds every CPU of the
 # cluster cannot starve them (which would stall the whole pipeline).
 READ_ARGS: dict[str, Any] = {"num_cpus": 0}
+DATASET_BLOCK_ROWS = 10_000
 
 
 class ScoreBatch:
@@ -43,11 +44,18 @@ class ScoreBatch:
     def __call__(self, batch: Any) -> dict[str, list[Any]]:  # a pyarrow Table in, columns out
         from rewardkit.rewards.batch_scoring import score_rows
 
-        rows = [_parse(line) for line in batch.column("text").to_pylist()] if self.json_lines else batch.to_pylist()
-        scored, summary = score_rows(
-            self.reward, rows, batch_size=max(1, len(rows)), completion_key=self.completion_key, prompt_key=self.prompt_key
-        )
+        try:
+            rows = [_parse(line) for line in batch.column("text").to_pylist()] if self.json_lines else batch.to_pylist()
+            scored, summary = score_rows(
+                self.reward, rows, batch_size=max(1, len(rows)), completion_key=self.completion_key,
+                prompt_key=self.prompt_key,
+            )
+        except RewardkitError as exc:  # bad input, not a fault: reported to the driver as data (Ray Data
+            # wraps exceptions raised here in its own, losing the type)
+            return {"line": [""], "scored": [""], "node_id": [self.node_id], "actor_id": [self.actor_id],
+                    "seconds": [0.0], "error": [str(exc)]}
         return {
+            "error": [None] * len(rows),
             "line": [json.dumps({**row, **extra}, ensure_ascii=False, default=str) for row, extra in zip(rows, scored)],
             "scored": [json.dumps(extra, default=str) for extra in scored],
             "node_id": [self.node_id] * len(rows),
@@ -121,7 +129,10 @@ def open_dataset(ray: Any, path: Path, split: str | None) -> tuple[Any, bool, in
             if chosen not in loaded:
                 raise ConfigError(f"{str(path)!r} holds splits {', '.join(names)}; pick one with --split")
             loaded = loaded[chosen]
-        return ray.data.from_huggingface(loaded), False, len(loaded)
+        # The memory-mapped Arrow table goes to the object store in blocks (from_huggingface would ask the Hub).
+        table = loaded.data.table
+        blocks = [table.slice(start, DATASET_BLOCK_ROWS) for start in range(0, max(1, len(table)), DATASET_BLOCK_ROWS)]
+        return ray.data.from_arrow(blocks), False, len(loaded)
     suffix = path.suffix.lower()
     if suffix == ".parquet":
         import pyarrow.parquet as pq
@@ -227,6 +238,8 @@ def score_stream(
         start = time.perf_counter()
         for batch in _unwrapped(ray, scored.iter_batches(batch_size=None, batch_format="pyarrow")):
             columns = batch.to_pydict()
+            if columns["error"] and columns["error"][0]:
+                raise ConfigError(columns["error"][0])
             writer.write(columns["line"])
             for extra in columns["scored"]:
                 running.add(json.loads(extra))
@@ -245,10 +258,12 @@ def _unwrapped(ray: Any, batches: Any) -> Any:
     # A RewardkitError raised in an actor (a missing completion field) reaches the caller as itself.
     try:
         yield from batches
-    except ray.exceptions.RayTaskError as exc:
-        cause = exc.cause
-        while isinstance(cause, ray.exceptions.RayTaskError):
-            cause = cause.cause
+    except ray.exceptions.RayError as exc:
+        cause: BaseException | None = exc
+        for _ in range(8):  # Ray Data wraps the UDF's error (RayTaskError, UserCodeException)
+            if cause is None or isinstance(cause, RewardkitError):
+                break
+            cause = getattr(cause, "cause", None) or cause.__cause__
         if isinstance(cause, RewardkitError):
             raise cause from None
         raise
