@@ -74,7 +74,7 @@ def throughput(rows_count: int) -> None:
                     fleet = reward._fleet
                     dispatch, sent = fleet._dispatch, [0]
 
-                    def cue(chunks, pending, in_flight, stats, dispatch=dispatch, sent=sent):
+                    def cue(chunks, pending, in_flight, stats, dispatch=dispatch, sent=sent, extra=extra, cluster=cluster):
                         dispatch(chunks, pending, in_flight, stats)
                         sent[0] = len(in_flight) + sum(o.attempts for o in stats.chunks)
                         if extra and sent[0] >= len(chunks) // 3:
@@ -115,7 +115,8 @@ def rss_child(mode: str, spec_path: str, data: str, out: str, address: str) -> N
 
         score.main(["-r", spec_path, "-i", data, "-o", out, "--no-progress", "--batch-size", "1000"],
                    standalone_mode=False)
-        samples = sum(1 for _ in open(out))
+        with open(out) as handle:
+            samples = sum(1 for _ in handle)
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"mode": mode, "rows": samples, "peak_rss_mib": round(peak_mib, 1),
                       "seconds": round(time.perf_counter() - start, 1)}), flush=True)
