@@ -1,6 +1,6 @@
 """Scale-out figures for docs/scale-out.md, measured in one run on local Ray clusters.
 
-    python benchmarks/bench_ray_scale_out.py throughput [--rows 400]      # 1 node vs 2 nodes vs node removed
+    python benchmarks/bench_ray_scale_out.py throughput [--rows 2000]      # 1 node vs 2 nodes vs node removed
     python benchmarks/bench_ray_scale_out.py rss [--sizes 20000 200000]   # driver peak RSS, score --ray
 
 throughput: a Ray-backed reward (``executor="ray"``, one 1-CPU actor per node, math + format terms) scores the
@@ -69,7 +69,10 @@ def throughput(rows_count: int) -> None:
         ray.init(address=cluster.address, log_to_driver=False, configure_logging=False)
         try:
             with rk.build_reward(SPEC, executor="ray", actors=nodes, chunk_size=8) as reward:
-                call(reward, rows[:8 * nodes])  # actors and their math workers up, as in a training run
+                for _ in range(10):  # every actor and its math worker up, as after a training run's first step
+                    call(reward, rows[: 16 * nodes])
+                    if len(reward.last_report["actors"]) == nodes:
+                        break
                 if remove:
                     fleet = reward._fleet
                     dispatch, sent = fleet._dispatch, [0]
@@ -150,7 +153,7 @@ if __name__ == "__main__":
         sys.exit(0)
     parser = argparse.ArgumentParser()
     parser.add_argument("what", choices=["throughput", "rss"])
-    parser.add_argument("--rows", type=int, default=400)
+    parser.add_argument("--rows", type=int, default=2000)
     parser.add_argument("--sizes", type=int, nargs="+", default=[20000, 200000])
     args = parser.parse_args()
     throughput(args.rows) if args.what == "throughput" else rss(args.sizes)
