@@ -69,6 +69,7 @@ def test_jsonl_streamed_on_ray_data_is_the_in_process_output(ray, files, tmp_pat
     assert all(a["rows_per_second"] > 0 for a in executor["actors"].values())
 
 
+@pytest.mark.slow
 def test_parquet_and_saved_dataset_inputs(ray, files, tmp_path, ci_require):
     pa = pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq

@@ -144,6 +144,7 @@ def _on_dispatch(reward, cue):
     return fleet
 
 
+@pytest.mark.slow
 def test_work_in_flight_is_bounded(ray, spec, rows, expected):
     with rk.build_reward(spec, executor="ray", actors=2, chunk_size=2, in_flight_per_actor=1) as reward:
         peak = [0]
@@ -160,6 +161,7 @@ def test_work_in_flight_is_bounded(ray, spec, rows, expected):
         assert sum(a["rows"] for a in reward.last_report["actors"].values()) == 40
 
 
+@pytest.mark.slow
 def test_an_actor_killed_mid_batch_costs_no_row(ray, spec, rows, expected):
     with rk.build_reward(spec, executor="ray", actors=2, chunk_size=4) as reward:
         killed = []
@@ -180,6 +182,7 @@ def test_an_actor_killed_mid_batch_costs_no_row(ray, spec, rows, expected):
         assert len(reward._fleet.slots) == 2 and all(s.where for s in reward._fleet.slots)
 
 
+@pytest.mark.slow
 def test_a_chunk_whose_actor_always_dies_gets_status_error_after_bounded_retries(ray, spec, rows, expected):
     with rk.build_reward(spec, executor="ray", actors=2, chunk_size=4, max_retries=2) as reward:
         doomed = []

@@ -85,12 +85,12 @@ class RayReward(Reward):
 
     def __init__(self, spec: Mapping[str, Any], **options: Any) -> None:
         check_options(options)
-        if importlib.util.find_spec("ray") is None:
-            raise ConfigError(RAY_MISSING)
         import rewardkit as rk
 
         with rk.build_reward(spec) as local:  # every field checked here, before any Ray work
             name = local.name
+        if importlib.util.find_spec("ray") is None:
+            raise ConfigError(RAY_MISSING)
         super().__init__(name)
         self.spec = dict(spec)
         self.options = {k: v for k, v in options.items() if v is not None}
