@@ -1,5 +1,5 @@
-"""A real two-node Ray cluster on this machine (``ray.cluster_utils.Cluster``, 1 CPU per node): a Ray-backed
-reward's work lands on both nodes, and losing a node mid-run costs no row."""
+"""A real two-node Ray cluster on this machine (``ray.cluster_utils.Cluster``, 1 CPU per node): streamed
+scoring and a Ray-backed reward put work on both nodes, and losing a node mid-run costs the reward no row."""
 
 from __future__ import annotations
 
@@ -64,6 +64,24 @@ def values_of(reward, rows: list[dict]) -> list:
 def expected(spec, rows) -> list:
     with rk.build_reward(spec) as reward:
         return values_of(reward, rows)
+
+
+def test_streamed_scoring_runs_on_both_nodes(cluster, spec, rows, tmp_path):
+    from rewardkit.rewards.batch_scoring import score_rows
+    from rewardkit.rewards.ray_data_scoring import score_stream
+
+    ray, _, _ = cluster
+    data = tmp_path / "in.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    spec_path = tmp_path / "spec.json"
+    spec_path.write_text(json.dumps(spec))
+    _, summary, report = score_stream(str(spec_path), str(data), str(tmp_path / "out.jsonl"), actors=2, batch_size=4)
+    assert set(report["nodes"]) == {n["NodeID"] for n in ray.nodes() if n["Alive"]}
+    assert all(node["rows"] > 0 for node in report["nodes"].values()) and summary.samples == 40
+    with rk.build_reward(spec) as reward:
+        expected, _ = score_rows(reward, rows)
+    written = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert written == [{**row, **extra} for row, extra in zip(rows, expected)]
 
 
 def test_work_lands_on_both_nodes_and_a_node_removed_mid_run_costs_no_row(cluster, spec, rows, expected):

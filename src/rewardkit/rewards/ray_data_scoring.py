@@ -227,10 +227,11 @@ def score_stream(
         dataset, json_lines, total = open_dataset(ray, Path(input_path), split)
         if on_start is not None:
             on_start(total)
+        # ``actors`` given: a fixed pool of that many; else one that grows from 1 to the cluster's CPUs.
         pool = actors or max(1, int(ray.cluster_resources().get("CPU", 1)))
         scored = dataset.map_batches(
             ScoreBatch, batch_size=batch_size, batch_format="pyarrow", num_cpus=1,
-            compute=ray.data.ActorPoolStrategy(min_size=1, max_size=pool),  # a small input needs one actor
+            compute=ray.data.ActorPoolStrategy(min_size=actors or 1, max_size=pool),
             fn_constructor_kwargs={"spec": spec, "completion_key": completion_key, "prompt_key": prompt_key,
                                    "json_lines": json_lines},
         )
