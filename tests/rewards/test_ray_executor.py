@@ -122,9 +122,11 @@ def test_missing_ray_names_the_extra(monkeypatch, spec):
         rk.build_reward(spec, executor="ray")
 
 
-def test_a_missing_column_is_the_same_config_error_as_in_process(ray, spec):
-    with rk.build_reward(spec, executor="ray", actors=1) as reward, pytest.raises(ConfigError, match="'task'"):
-        reward(prompts=["p"], completions=["x"], answer=["1"])
+def test_a_missing_column_is_the_same_config_error_as_in_process(ray, spec, rows, expected):
+    with rk.build_reward(spec, executor="ray", actors=1) as reward:
+        with pytest.raises(ConfigError, match="'task'"):
+            reward(prompts=["p"], completions=["x"], answer=["1"])
+        assert call(reward, rows[:6])[0] == expected[0][:6]  # the reward stays usable
 
 
 def _on_dispatch(reward, cue):

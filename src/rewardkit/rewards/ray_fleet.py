@@ -129,6 +129,8 @@ class ActorFleet:
     def run(self, chunks: Sequence[dict[str, Any]]) -> RunStats:
         """Each chunk's outcome, in order: a Scored, or an error after ``max_retries`` retries."""
         opts = self.options
+        for slot in self.slots:  # work of an earlier run that ended in an error is no longer waited for
+            slot.busy, slot.exclusive = 0, False
         stats = RunStats(chunks=[ChunkOutcome() for _ in chunks])
         pending = deque(range(len(chunks)))
         in_flight: dict[Any, tuple[int, int, Any, float]] = {}  # ref -> chunk, slot, actor handle, sent at
