@@ -205,3 +205,13 @@ def test_a_chunk_whose_actor_always_dies_gets_status_error_after_bounded_retries
             if label.endswith("/status"):
                 assert statuses[:4] == ["error"] * 4
         assert reward.last_report["failed_rows"] == 4
+
+
+def test_no_room_for_any_actor_is_an_error_status_not_a_hang(ray, spec, rows):
+    # 64 CPUs per actor on a 2-CPU cluster: the actor can never be placed.
+    with rk.build_reward(spec, executor="ray", actors=1, num_cpus=64, start_timeout=2) as reward:
+        values, _, extra = call(reward, rows[:5])
+        assert values == [None] * 5
+        assert reward.last_errors == ["no Ray actor became available within 2s"] * 5
+        assert extra["mixed_reward/executor_error"] == reward.last_errors
+        assert all(statuses == ["error"] * 5 for label, statuses in extra.items() if label.endswith("/status"))
