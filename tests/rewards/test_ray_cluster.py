@@ -4,6 +4,7 @@ scoring and a Ray-backed reward put work on both nodes, and losing a node mid-ru
 from __future__ import annotations
 
 import json
+from collections import deque
 from pathlib import Path
 
 import pytest
@@ -95,14 +96,26 @@ def test_work_lands_on_both_nodes_and_a_node_removed_mid_run_costs_no_row(cluste
         assert actor_nodes == set(nodes) == {n["NodeID"] for n in ray.nodes() if n["Alive"]}
 
         fleet = reward._fleet
-        dispatch, sent_count, removed = fleet._dispatch, [0], []
+        dispatch, sent, removed = fleet._dispatch, [0], []
+        head_node = ray.get_runtime_context().get_node_id()
 
         def remove_worker_node_on_cue(chunks, pending, in_flight, stats):
-            dispatch(chunks, pending, in_flight, stats)
-            sent_count[0] = len(in_flight) + sum(o.attempts for o in stats.chunks)
-            if not removed and sent_count[0] >= 6:  # both actors busy with unfinished chunks
-                local_cluster.remove_node(worker)
-                removed.append(worker)
+            # Chunks go to the real dispatcher one at a time; once 6 are sent, the worker node is removed just
+            # before a chunk is sent to the actor there, so that chunk (at least) certainly dies with the node.
+            while pending:
+                free = [i for i, s in enumerate(fleet.slots) if s.where is not None and not s.exclusive
+                        and s.busy < fleet.options.in_flight_per_actor]
+                if free and not removed and sent[0] >= 6:
+                    target = fleet.slots[min(free, key=lambda i: fleet.slots[i].busy)]
+                    if target.where["node_id"] != head_node:
+                        local_cluster.remove_node(worker)
+                        removed.append(worker)
+                head = deque([pending[0]])
+                dispatch(chunks, head, in_flight, stats)
+                if head:
+                    return
+                pending.popleft()
+                sent[0] += 1
 
         fleet._dispatch = remove_worker_node_on_cue
         assert values_of(reward, rows) == expected  # every row back, in order, in-process values

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import pickle
 import sys
+import time
+from collections import deque
 from pathlib import Path
 
 import pytest
@@ -163,19 +165,55 @@ def test_work_in_flight_is_bounded(ray, spec, rows, expected):
         assert sum(a["rows"] for a in reward.last_report["actors"].values()) == 40
 
 
+def _wait_until_dead(ray, handle) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            ray.get(handle.ready.remote(), timeout=10)
+        except ray.exceptions.RayActorError:
+            return
+        except ray.exceptions.GetTimeoutError:
+            pass
+        time.sleep(0.05)
+    raise AssertionError("a killed actor still answers after 120 s")
+
+
+def _kill_before_sending(reward, ray, chunk_to_doom: int, times: int = 99):
+    """Before chunk ``chunk_to_doom`` is sent (up to ``times`` times), kill the actor the fleet is about to send
+    it to and wait until Ray reports that actor dead: the chunk then certainly dies with it (no race with a
+    chunk that finishes before the kill lands). Chunks are handed to the real dispatcher one at a time."""
+    fleet = reward._ensure_fleet()
+    dispatch, killed = fleet._dispatch, []
+
+    def kill_then_dispatch(chunks, pending, in_flight, stats):
+        while pending:
+            chunk = pending[0]
+            if chunk == chunk_to_doom and len(killed) < times:
+                limit = 1 if stats.chunks[chunk].attempts > 0 else fleet.options.in_flight_per_actor
+                free = [i for i, s in enumerate(fleet.slots)
+                        if s.where is not None and not s.exclusive and s.busy < limit]
+                if not free:
+                    return
+                handle = fleet.slots[min(free, key=lambda i: fleet.slots[i].busy)].handle  # the dispatcher's pick
+                ray.kill(handle, no_restart=True)
+                _wait_until_dead(ray, handle)
+                killed.append(handle)
+            head = deque([chunk])
+            dispatch(chunks, head, in_flight, stats)
+            if head:
+                return  # no free actor for it yet
+            pending.popleft()
+
+    fleet._dispatch = kill_then_dispatch
+    return killed
+
+
 @pytest.mark.slow
 def test_an_actor_killed_mid_batch_costs_no_row(ray, spec, rows, expected):
     with rk.build_reward(spec, executor="ray", actors=2, chunk_size=4) as reward:
-        killed = []
-
-        def kill_fourth(fleet, n, sent):
-            if n == 4:  # a chunk just sent, so certainly unfinished
-                ray.kill(sent[2], no_restart=True)
-                killed.append(sent[2])
-
-        _on_dispatch(reward, kill_fourth)
+        killed = _kill_before_sending(reward, ray, chunk_to_doom=3, times=1)
         values, metrics, extra = call(reward, rows)
-        assert killed and values == expected[0] and extra == expected[2]
+        assert len(killed) == 1 and values == expected[0] and extra == expected[2]
         report = reward.last_report
         assert report["retries"] >= 1 and report["replaced_actors"] >= 1 and report["failed_rows"] == 0
         assert metrics["ray/mixed_reward/retries"] >= 1
@@ -187,14 +225,7 @@ def test_an_actor_killed_mid_batch_costs_no_row(ray, spec, rows, expected):
 @pytest.mark.slow
 def test_a_chunk_whose_actor_always_dies_gets_status_error_after_bounded_retries(ray, spec, rows, expected):
     with rk.build_reward(spec, executor="ray", actors=2, chunk_size=4, max_retries=2) as reward:
-        doomed = []
-
-        def kill_chunk_zero(fleet, n, sent):
-            if sent[0] == 0:
-                doomed.append(sent[2])
-                ray.kill(sent[2], no_restart=True)
-
-        _on_dispatch(reward, kill_chunk_zero)
+        doomed = _kill_before_sending(reward, ray, chunk_to_doom=0)
         values, _, extra = call(reward, rows)
         assert len(doomed) == 3  # the first try and two retries
         assert values[:4] == [None] * 4 and values[4:] == expected[0][4:]
