@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import threading
 import time
 
@@ -47,15 +48,16 @@ def test_hard_deadline_kills_a_worker_that_defeats_the_soft_one_and_replaces_it(
         assert result.status == TASK_TIMEOUT
         assert elapsed < 5
         assert pool.restarts == 1
+        assert pool.retries == 0  # a task out of time is the task's fault: never run again
         assert pool.run(0, timeout=5).value == "woke"
 
 
-def test_a_worker_that_dies_is_reported_and_replaced():
+def test_a_task_that_kills_its_worker_every_time_is_an_error_after_one_retry():
     with WorkerPool("os:_exit", workers=1) as pool:
         result = pool.run(3, timeout=5)
         assert result.status == TASK_ERROR
-        assert "worker died" in (result.error or "")
-        assert pool.restarts == 1
+        assert "worker died (exit code 3)" in (result.error or "") and "after one retry" in (result.error or "")
+        assert pool.restarts == 2 and pool.retries == 1
     with WorkerPool("builtins:int", workers=1) as pool:
         assert pool.run("not a number", timeout=5).status == TASK_ERROR
         assert pool.run("7", timeout=5).value == 7
@@ -90,3 +92,65 @@ def test_close_leaves_no_worker_process():
     assert not any(_alive(p) for p in pids)
     with pytest.raises(RuntimeError):
         pool.run("x", timeout=1)
+
+
+def _kill_soon(pool: WorkerPool, delay: float) -> threading.Thread:
+    def kill() -> None:
+        time.sleep(delay)
+        for pid in pool.pids():
+            os.kill(pid, signal.SIGKILL)
+
+    thread = threading.Thread(target=kill)
+    thread.start()
+    return thread
+
+
+def test_a_worker_killed_mid_task_runs_the_task_again_on_a_fresh_worker():
+    with WorkerPool("time:sleep", workers=1) as pool:
+        assert pool.run(0, timeout=5).status == TASK_OK  # the worker is up before the kill is timed
+        killer = _kill_soon(pool, 0.5)
+        result = pool.run(1.5, timeout=10)
+        killer.join()
+        assert result.status == TASK_OK
+        assert pool.retries == 1 and pool.restarts == 1
+
+
+def test_an_idle_worker_killed_between_tasks_costs_the_next_task_nothing():
+    with WorkerPool("builtins:len", workers=1) as pool:
+        assert pool.run("ab", timeout=5).value == 2
+        (pid,) = pool.pids()
+        os.kill(pid, signal.SIGKILL)
+        while _alive(pid):
+            time.sleep(0.01)
+        assert pool.run("abc", timeout=5).value == 3
+        assert pool.retries == 1
+
+
+def test_math_workers_killed_mid_batch_keep_correct_answers_their_score():
+    import rewardkit as rk
+
+    verifier = rk.get_verifier("math", timeout=30, workers=2)
+    n = 1500
+    completions = [f"so the answer is \\boxed{{\\frac{{{i}}}{{{i + 1}}}}}" for i in range(n)]
+    references = [f"{2 * i}/{2 * i + 2}" for i in range(n)]
+    try:
+        assert verifier.verify_batch(completions[:2], references[:2])[0].correct  # workers up
+        pool = verifier.pool
+        run, calls, kills = pool.run, [0], []
+
+        def run_and_kill_on_cue(payload, timeout):
+            calls[0] += 1
+            if calls[0] in (300, 700, 1100):  # SIGKILL a worker, most likely busy with another sample
+                pid = pool.pids()[0]
+                os.kill(pid, signal.SIGKILL)
+                kills.append(pid)
+            return run(payload, timeout)
+
+        pool.run = run_and_kill_on_cue  # type: ignore[method-assign]
+        verdicts = verifier.verify_batch(completions, references)
+        assert len(kills) == 3
+        assert pool.retries >= 3 and pool.restarts >= 3
+        assert [v.status for v in verdicts] == ["ok"] * n, [v for v in verdicts if v.status != "ok"][:3]
+        assert all(v.correct and v.score == 1.0 for v in verdicts)
+    finally:
+        verifier.close()

@@ -1,8 +1,10 @@
 """Score rows on a Ray cluster: one reward per actor, rows split into shards, results in input order.
 
-Each actor builds the reward from the spec once and scores every shard it is handed with the same
-row-scoring function as ``rewardkit score`` (:func:`rewardkit.rewards.batch_scoring.score_rows`), so its
-verifiers' worker pools stay warm across shards and every row gets exactly the fields it gets in-process.
+Each actor of a fault-tolerant fleet (:mod:`rewardkit.rewards.ray_fleet`) builds the reward from the spec
+once and scores every batch it is handed, so its verifiers' worker pools stay warm; the driver turns each
+batch's result into the row fields of ``rewardkit score`` (:func:`~rewardkit.rewards.batch_scoring.scored_row`).
+For inputs larger than memory, ``rewardkit score --ray`` streams through Ray Data instead
+(:mod:`rewardkit.rewards.ray_data_scoring`).
 """
 
 from __future__ import annotations
@@ -12,28 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from rewardkit._errors import ConfigError, RewardkitError
+from rewardkit._errors import ConfigError
 
 RAY_MISSING = "scoring on Ray needs ray, which is not installed: pip install 'rewardkit[ray]'"
-
-
-class _RewardActor:
-    """Holds one reward for its whole life; ``score`` runs on a shard, ``close`` ends its verifiers."""
-
-    def __init__(self, spec: Mapping[str, Any], batch_size: int, completion_key: str, prompt_key: str) -> None:
-        import rewardkit as rk
-
-        self.reward = rk.build_reward(spec)
-        self.options: dict[str, Any] = {"batch_size": batch_size, "completion_key": completion_key, "prompt_key": prompt_key}
-
-    def score(self, shard: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-        from rewardkit.rewards.batch_scoring import score_rows
-
-        scored, _ = score_rows(self.reward, shard, **self.options)
-        return scored
-
-    def close(self) -> None:
-        self.reward.close()
 
 
 def resolve_spec(spec: Mapping[str, Any] | str | Path) -> dict[str, Any]:
@@ -75,6 +58,7 @@ def score_on_ray(
     completion_key: str = "completion",
     prompt_key: str = "prompt",
     on_shard: Callable[[int], None] | None = None,
+    max_retries: int = 2,
 ) -> list[dict[str, Any]]:
     """Each row's reward fields (``reward``, ``components``, ``status``, ``extracted``, ``verdicts``), in input
     order, scored on Ray; the same values as :func:`~rewardkit.rewards.batch_scoring.score_rows` in-process.
@@ -83,12 +67,13 @@ def score_on_ray(
     already initialised Ray in this process; else the cluster at ``address`` (``"auto"``, ``"host:6379"`` or
     ``"ray://host:10001"``); else a new local cluster with ``num_cpus`` CPUs (default: this machine's), shut
     down again at the end. ``actors`` (default: the cluster's CPUs, at most ``shards``) each hold one reward, one
-    CPU each. ``shards`` (default: 4 per actor, at most one per row) are handed to whichever actor is free.
-    ``on_shard(n)`` is called with each shard's row count as its results arrive, in order.
+    CPU each. ``shards`` (default: 4 per actor, at most one per row) are cut into reward calls of at most
+    ``batch_size`` rows, handed to whichever actor is free. A call whose actor or node dies is run again on
+    another actor (``max_retries`` times, then its rows get status ``error`` and no reward); dead actors are
+    replaced. ``on_shard(n)`` is called with each shard's row count once all are scored, in order.
     """
     try:
         import ray
-        from ray.util import ActorPool
     except ImportError:
         raise ConfigError(RAY_MISSING) from None
     if batch_size < 1:
@@ -99,6 +84,8 @@ def score_on_ray(
     data = resolve_spec(spec)
     if not rows:
         return []
+    from rewardkit.rewards.batch_scoring import _batch_of, scored_row
+    from rewardkit.rewards.ray_executor import _chunk, merge
 
     started_here = not ray.is_initialized()
     if started_here:
@@ -109,38 +96,28 @@ def score_on_ray(
             ray.init(address="local", num_cpus=num_cpus or os.cpu_count() or 1, include_dashboard=False,
                      log_to_driver=False)
     try:
+        from rewardkit.rewards.ray_fleet import ActorFleet, FleetOptions
+
         cluster_cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
         n_actors = min(actors or cluster_cpus, shards or len(rows), len(rows))
         pieces = split_shards(rows, shards or 4 * n_actors)
-        remote_actor: Any = ray.remote(num_cpus=1)(_RewardActor)
-        handles = [remote_actor.remote(data, batch_size, completion_key, prompt_key) for _ in range(n_actors)]
+        batches = [  # a row without the completion field is a ConfigError here, before any Ray work
+            _batch_of(piece[i : i + batch_size], completion_key, prompt_key)
+            for piece in pieces for i in range(0, len(piece), batch_size)
+        ]
+        fleet = ActorFleet(data, FleetOptions(actors=n_actors, max_retries=max_retries))
         try:
-            pool = ActorPool(handles)
-            for piece in pieces:
-                pool.submit(lambda actor, shard: actor.score.remote(shard), piece)
-            out: list[dict[str, Any]] = []
-            for piece in pieces:
-                out.extend(_unwrap(ray, pool.get_next))
-                if on_shard is not None:
-                    on_shard(len(piece))
-            return out
+            run = fleet.run([_chunk(batch, 0, len(batch), None) for batch in batches])
         finally:
-            try:  # end the verifiers' worker processes cleanly; the kill below is the backstop
-                ray.get([h.close.remote() for h in handles], timeout=30)
-            except Exception:  # noqa: BLE001, S110 - a dead actor has nothing left to close
-                pass
-            for handle in handles:
-                ray.kill(handle)
+            fleet.close()
+        out: list[dict[str, Any]] = []
+        for batch, outcome in zip(batches, run.chunks):
+            scored, _ = merge("reward", [(outcome.scored, len(batch))], [outcome.error])
+            out.extend(scored_row(scored, i) for i in range(len(batch)))
+        if on_shard is not None:
+            for piece in pieces:
+                on_shard(len(piece))
+        return out
     finally:
         if started_here:
             ray.shutdown()
-
-
-def _unwrap(ray: Any, get: Callable[[], Any]) -> Any:
-    # A RewardkitError raised in an actor (a missing completion field) reaches the caller as itself.
-    try:
-        return get()
-    except ray.exceptions.RayTaskError as exc:
-        if isinstance(exc.cause, RewardkitError):
-            raise exc.cause from None
-        raise

@@ -107,15 +107,27 @@ def score(
     from rewardkit.rewards.score_io import count_samples, iter_samples
     from rewardkit.rewards.score_output import open_writer, output_format
 
+    if ray_local or ray_address:  # streamed through Ray Data: rewardkit/rewards/ray_data_scoring.py
+        from rewardkit.rewards.ray_data_scoring import score_command
+
+        unsupported = [flag for flag, given in (("-p/--param", params), ("--reference-key", reference_key),
+                                                ("--resume", resume), ("--limit", limit is not None),
+                                                ("--skip-invalid", skip_invalid), ("--profile", profile)) if given]
+        if unsupported:
+            raise click.ClickException(f"{', '.join(unsupported)} not supported with --ray; put reward "
+                                       "parameters in a spec and prepare the input beforehand")
+
+        return score_command(
+            reward_arg, input_path, output_path, address=ray_address, workers=workers, summary_json=summary_json,
+            no_progress=no_progress, batch_size=batch_size, completion_key=completion_key, prompt_key=prompt_key,
+            split=split,
+        )
     console = Console(stderr=True)
-    on_ray = ray_local or ray_address is not None
     try:
         if output_path is not None:
             output_format(output_path)
         if resume and output_path is None:
             raise ConfigError("--resume continues the file given with --output; no --output was given")
-        if on_ray and (params or reference_key):
-            raise ConfigError("-p/--param and --reference-key are not supported with --ray; put them in a spec")
         samples = iter_samples(input_path, split)
         reward = load_reward(reward_arg, dict(split_param(p) for p in params), reference_key)
     except RewardkitError as exc:
@@ -144,15 +156,12 @@ def score(
             resumed = _resume(output_path, rows, builder) if resume else 0
             progress.advance(task, resumed)
             writer = open_writer(output_path, append=resume) if output_path else None
-            on_ray_shard = (lambda n: progress.advance(task, n)) if on_ray else None
-            for chunk, scored in _scored_chunks(reward, rows, on_ray_shard, reward_arg, ray_address, workers,
-                                                batch_size, completion_key, prompt_key):
+            for chunk, scored in _scored_chunks(reward, rows, workers, batch_size, completion_key, prompt_key):
                 if writer is not None:
                     writer.write([{**row, **extra} for row, extra in zip(chunk, scored)])
                 for extra in scored:
                     builder.add(extra)
-                if not on_ray:
-                    progress.advance(task, len(scored))
+                progress.advance(task, len(scored))
     except KeyboardInterrupt:
         where = (f"{builder.samples} scored rows are in {output_path}; rerun with --resume to continue"
                  if output_path else f"{builder.samples} rows were scored (no --output)")
@@ -225,19 +234,12 @@ def _resume(output_path: str | None, rows: Iterator[Any], builder: Any) -> int:
     return count
 
 
-def _scored_chunks(reward: Any, samples: Iterator[Any], on_ray_shard: Callable[[int], None] | None,
-                   reward_arg: str, ray_address: str | None, workers: int, batch_size: int, completion_key: str,
+def _scored_chunks(reward: Any, samples: Iterator[Any], workers: int, batch_size: int, completion_key: str,
                    prompt_key: str) -> Iterator[Any]:
-    """(rows, their reward fields) chunk by chunk; on Ray (``on_ray_shard`` given) the rest in one piece."""
+    """(rows, their reward fields), chunk by chunk."""
     from rewardkit.rewards.batch_scoring import score_chunks
 
     rows = (s.row for s in samples)
-    if on_ray_shard is not None:
-        every = list(rows)
-        scored, _ = _score_on_ray(reward_arg, every, address=ray_address, workers=workers, batch_size=batch_size,
-                                  completion_key=completion_key, prompt_key=prompt_key, on_shard=on_ray_shard)
-        yield every, scored
-        return
     chunks = iter(lambda: list(itertools.islice(rows, batch_size)), [])
     yield from score_chunks(reward, chunks, workers=workers, completion_key=completion_key, prompt_key=prompt_key)
 
@@ -247,19 +249,6 @@ def _progress(console: Any, disabled: bool) -> Any:
 
     return Progress(TextColumn("[bold]scoring"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                     console=console, disable=disabled, transient=False)
-
-
-def _score_on_ray(reward_arg: str, rows: list, *, address: str | None, workers: int, **options):
-    import time
-
-    from rewardkit.rewards.batch_scoring import summarise
-    from rewardkit.rewards.ray_scoring import score_on_ray
-
-    spec = reward_arg if is_spec_path(reward_arg) else {"reward": reward_arg}
-    many = workers if workers > 1 else None
-    start = time.perf_counter()
-    scored = score_on_ray(spec, rows, address=address, actors=many, num_cpus=many, **options)
-    return scored, summarise(scored, time.perf_counter() - start)
 
 
 def print_summary(console, name: str, summary, output_path: str | None) -> None:  # rich Console, ScoreSummary

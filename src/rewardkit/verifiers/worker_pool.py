@@ -162,6 +162,7 @@ class WorkerPool:
         self._started = False
         self._closed = False
         self.restarts = 0
+        self.retries = 0
         self._finalizer = weakref.finalize(self, _kill_all, self._all)
 
     def _spawn(self) -> None:
@@ -203,28 +204,46 @@ class WorkerPool:
         threading.Thread(target=self._spawn, daemon=True).start()
 
     def run(self, payload: Any, timeout: float) -> TaskResult:
-        """Run one task; returns within about ``timeout + grace`` seconds of getting a worker."""
+        """Run one task; returns within about ``timeout + grace`` seconds of getting a worker (twice that
+        when its worker dies under it: the task is then run once more on a fresh worker, since a worker
+        killed from outside, by the OOM killer or an operator, says nothing about the task). A task that
+        ran out of time is not retried, and one that kills its worker twice gets status ``error``."""
+        result, died = self._run_once(payload, timeout)
+        if not died:
+            return result
+        with self._lock:
+            self.retries += 1
+        again, died_again = self._run_once(payload, timeout)
+        if died_again:
+            return TaskResult(TASK_ERROR, error=f"{again.error} (after one retry on a fresh worker; first: {result.error})")
+        return again
+
+    def _run_once(self, payload: Any, timeout: float) -> tuple[TaskResult, bool]:
+        """The task's result, and whether its worker died under it or never started (so it may be retried)."""
         self._start()
         worker = self._idle.get()
         if worker is None:
             if self._closed:
                 self._idle.put(None)
-                return TaskResult(TASK_ERROR, error="worker pool was closed")
+                return TaskResult(TASK_ERROR, error="worker pool was closed"), False
             threading.Thread(target=self._spawn, daemon=True).start()
-            return TaskResult(TASK_ERROR, error="a worker process failed to start")
+            return TaskResult(TASK_ERROR, error="a worker process failed to start"), True
         try:
             worker.conn.send((payload, timeout))
             if worker.conn.poll(timeout + self.grace):
                 result = worker.conn.recv()
             else:
                 self._replace(worker)
-                return TaskResult(TASK_TIMEOUT, error=f"killed after {timeout + self.grace:.1f}s")
+                return TaskResult(TASK_TIMEOUT, error=f"killed after {timeout + self.grace:.1f}s"), False
         except (EOFError, OSError) as exc:
-            code = worker.process.poll()
+            try:
+                code = worker.process.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                code = None
             self._replace(worker)
-            return TaskResult(TASK_ERROR, error=f"worker died (exit code {code}): {exc!r}")
+            return TaskResult(TASK_ERROR, error=f"worker died (exit code {code}): {exc!r}"), True
         self._idle.put(worker)
-        return result
+        return result, False
 
     def map(self, payloads: Sequence[Any], timeout: float) -> list[TaskResult]:
         """Run tasks in parallel on every worker; results in the order of ``payloads``."""
