@@ -18,7 +18,6 @@ import itertools
 import os
 import random
 import selectors
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -40,6 +39,7 @@ from rewardkit.sandbox.local_launch import (
     rlimits_preexec,
     unshare_launch,
 )
+from rewardkit.sandbox.local_tree_removal import remove_tree
 from rewardkit.sandbox.seccomp_bpf import deny_filter
 
 _MEMORY_MARKERS = (b"MemoryError", b"Cannot allocate memory", b"std::bad_alloc", b"out of memory")
@@ -145,7 +145,7 @@ class LocalSandbox(Sandbox):
             for fd in [*fds.values(), *([seccomp_fd] if seccomp_fd is not None else [])]:
                 os.close(fd)
             if host_scratch is not None:
-                shutil.rmtree(host_scratch, ignore_errors=True)
+                remove_tree(host_scratch)  # iterative: a program may nest dirs thousands deep
 
     def _execute_in_cgroup(self, launch: Launch, stdin: bytes | None, limits: Limits) -> RunResult:
         """:meth:`_execute` inside a cgroup of the run's own, where one can be made."""

@@ -17,7 +17,11 @@ process without capabilities, plus what that profile allows but a judged program
   NUMA policy calls, ``open_by_handle_at``) and host administration (modules, kexec, reboot, swap, clock,
   host and domain names, quotas, accounting, ``syslog``, ``vhangup``, x86 port I/O);
 * ``socket(AF_VSOCK)`` (vsock is not network-namespaced: it reaches a VM's host), and ``personality``
-  with any value but Docker's allowed ones.
+  with any value but Docker's allowed ones;
+* choosing who gets a file's async-I/O signal: ``fcntl`` with ``F_SETOWN``, ``F_SETOWN_EX`` or
+  ``F_SETSIG``, ``ioctl`` with ``FIOSETOWN`` or ``SIOCSPGRP`` (with ``O_ASYNC`` they deliver any signal,
+  SIGKILL included, to any process, past every ``kill`` check). Both calls take ``cmd`` as an unsigned
+  int, so the filter compares the low 32 bits of the argument, as the kernel reads it.
 
 A syscall of a foreign ABI (i386 or x32 on x86_64, arm32 on aarch64) kills the process: its numbers
 differ, so the deny list would not hold for it.
@@ -57,10 +61,13 @@ DENIED_SYSCALLS = {
 CLONE, CLONE3, SOCKET, PERSONALITY = (56, 220), (435, 435), (41, 198), (135, 92)
 CLONE_NEW_FLAGS = 0x7E020000  # CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET
 AF_VSOCK = 40
+FCNTL, IOCTL = (72, 25), (16, 29)  # no fcntl64 on either 64-bit ABI
+F_SETOWN, F_SETSIG, F_SETOWN_EX = 8, 10, 15  # asm-generic values, shared by x86_64 and aarch64
+FIOSETOWN, SIOCSPGRP = 0x8901, 0x8902
 PERSONALITY_ALLOWED = (0x0, 0x8, 0x20000, 0x20008, 0xFFFFFFFF)  # Docker's: PER_LINUX, UNAME26, query...
 
 _OPCODES = {"ld": 0x20, "jeq": 0x15, "jge": 0x35, "jset": 0x45, "ret": 0x06}  # BPF_LD|W|ABS, JMP|K, RET|K
-NR, ARCH, ARG0 = 0, 4, 16  # offsets in struct seccomp_data (an argument's low word: little-endian only)
+NR, ARCH, ARG0, ARG1 = 0, 4, 16, 24  # offsets in struct seccomp_data (an argument's low word: little-endian only)
 
 
 def assemble(code):
@@ -98,14 +105,19 @@ def filter_code(machine, checks=(), blocks=()):
         code.append(("jge", X32_SYSCALL_BIT, "kill"))
     code += [("jeq", numbers[column], "deny") for numbers in DENIED_SYSCALLS.values() if numbers[column] is not None]
     code += [("jeq", CLONE[column], "clone"), ("jeq", CLONE3[column], "enosys"), ("jeq", SOCKET[column], "socket"),
-             ("jeq", PERSONALITY[column], "personality")]
+             ("jeq", PERSONALITY[column], "personality"), ("jeq", FCNTL[column], "fcntl"),
+             ("jeq", IOCTL[column], "ioctl")]
     code += list(checks)
     code += [("ret", RET_ALLOW),
              ("label", "clone"), ("ld", ARG0), ("jset", CLONE_NEW_FLAGS, "deny"), ("ret", RET_ALLOW),
              ("label", "socket"), ("ld", ARG0), ("jeq", AF_VSOCK, "deny"), ("ret", RET_ALLOW),
              ("label", "personality"), ("ld", ARG0)]
     code += [("jeq", value, "persona_ok") for value in PERSONALITY_ALLOWED]
-    code += [("ret", RET_ERRNO | EPERM), ("label", "persona_ok"), ("ret", RET_ALLOW), *blocks,
+    code += [("ret", RET_ERRNO | EPERM), ("label", "persona_ok"), ("ret", RET_ALLOW),
+             ("label", "fcntl"), ("ld", ARG1), ("jeq", F_SETOWN, "deny"), ("jeq", F_SETSIG, "deny"),
+             ("jeq", F_SETOWN_EX, "deny"), ("ret", RET_ALLOW),
+             ("label", "ioctl"), ("ld", ARG1), ("jeq", FIOSETOWN, "deny"), ("jeq", SIOCSPGRP, "deny"),
+             ("ret", RET_ALLOW), *blocks,
              ("label", "enosys"), ("ret", RET_ERRNO | ENOSYS),
              ("label", "deny"), ("ret", RET_ERRNO | EPERM),
              ("label", "kill"), ("ret", RET_KILL_PROCESS)]
