@@ -191,7 +191,10 @@ class ChoiceReader:
 
     def read_after(self, text: str) -> tuple[Choice, ...]:
         """The choices the text right after an answer adds to it: ``or C``, ``. Or maybe C.``, `` C D``."""
-        span = " " + clean_span(text[:SPAN_CHARS])
+        text = text[:SPAN_CHARS]
+        if not text.strip(_TRAILING_CHARS + "\n"):
+            return ()
+        span = " " + clean_span(text)
         return self._more(span, _fold(span), 0)[0]
 
     def _more(self, span: str, folded: str, pos: int) -> tuple[tuple[Choice, ...], int]:
@@ -199,7 +202,7 @@ class ChoiceReader:
         or as a run of letters (``B C``, ``A B C D``); a letter that starts a reason (``B. A is wrong``,
         ``B. Wait, A is wrong``) is not one of them."""
         more: list[Choice] = []
-        while True:
+        while pos < len(span):
             found = self._alternative(span, folded, pos) or self._run(span, folded, pos)
             if found is None:
                 return tuple(more), pos
@@ -208,6 +211,7 @@ class ChoiceReader:
             while (connector := _CONNECTOR.match(span, pos)) and (item := self._item(span, folded, connector.end())):
                 more.append(item[0])
                 pos = item[1]
+        return tuple(more), pos
 
     def _alternative(self, span: str, folded: str, pos: int) -> tuple[list[Choice], int] | None:
         m = _ALTERNATIVE.match(span, pos)
