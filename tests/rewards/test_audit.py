@@ -68,14 +68,13 @@ def generous(spec: Path, tmp_path: Path) -> Path:
 
 VERIFIER_HOLES = pytest.mark.xfail(
     strict=True,
-    reason="findings reported to the lead: the math verifier credits '\\boxed{42}. Or maybe 24.' and the MCQ "
-           "verifier '<answer>B. Or maybe C.</answer>' and space-separated letters ('B C', 'A B C D') as the "
-           "first one; remove this mark when the verifiers read them as hedges",
+    reason="findings reported to the lead: the math verifier credits '\\boxed{42}. Or maybe 24.'; remove this "
+           "mark when it reads it as a hedge",
 )
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=VERIFIER_HOLES)
-                                  for n in ("math_spec.yaml", "mcq_spec.yaml", "mixed_spec.yaml")])
+@pytest.mark.parametrize("name", [pytest.param("math_spec.yaml", marks=VERIFIER_HOLES), "mcq_spec.yaml",
+                                  pytest.param("mixed_spec.yaml", marks=VERIFIER_HOLES)])
 def test_example_specs_credit_no_hack(tmp_path, name):
     report = tmp_path / "audit.json"
     result = audit("-r", str(generous(EXAMPLES / name, tmp_path)), "--json", str(report))
@@ -172,7 +171,7 @@ def test_audit_is_listed_in_the_cli_help():
 
 @pytest.mark.parametrize(("name", "holes"), [
     ("math_spec.yaml", {"box_then_plain_alternative"}),
-    ("mcq_spec.yaml", {"all_letters", "two_letters", "letter_then_alternative"}),
+    ("mcq_spec.yaml", set()),
 ])
 def test_the_audit_credits_nothing_beyond_the_known_verifier_holes(tmp_path, name, holes):
     """What the xfail above is about, pinned down: every other hack of the example specs stays uncredited."""

@@ -356,3 +356,98 @@ def test_lowercase_twin_patterns_match_where_the_originals_do(seed):
         for original, twin in ((mcq_extract._STATEMENT, mcq_extract._STATEMENT_LOWER),
                                (mcq_extract._SUFFIX, mcq_extract._SUFFIX_LOWER)):
             assert [m.span() for m in original.finditer(text)] == [m.span() for m in twin.finditer(text.lower())]
+
+
+# An answer followed by an alternative, or several letters in a row, is a hedge wherever it is written;
+# a letter after the answer that starts a reason, or that a negation rules out, is not an alternative.
+HEDGES_AFTER_AN_ANSWER = [
+    ("tag_or_maybe", "<answer>B. Or maybe C.</answer>"),
+    ("tag_space_separated", "<answer>B C</answer>"),
+    ("tag_all_letters", "<answer>A B C D</answer>"),
+    ("tag_lines", "<answer>\nB\nD\n</answer>"),
+    ("statement_all_letters", "Answer: A B C D"),
+    ("statement_two_letters", "The answer is B C"),
+    ("statement_full_stops", "Answer: B. C. D."),
+    ("statement_letters_on_lines", "Answer: B\nC\nD"),
+    ("statement_possibly", "Answer: B possibly D"),
+    ("statement_wait", "The answer is B. Wait, C."),
+    ("statement_actually", "The answer is B. Hmm, actually D."),
+    ("statement_no", "Final answer: B. No, C."),
+    ("statement_could_also_be", "The answer is B but it could also be C"),
+    ("statement_parenthesised_or", "The answer is B (or C)"),
+    ("statement_maybe_text", "The answer is B; maybe Paris"),
+    ("statement_alternatively_text", "The answer is B. Alternatively, Madrid."),
+    ("statement_also_works", "The answer is B. C could also work."),
+    ("statement_next_line_also", "Answer: B.\nI think D is also plausible"),
+    ("statement_either", "The correct option is B, or either D"),
+    ("statement_or_else", "Answer: B or else D"),
+    ("statement_though_might", "Answer: B, though it might be C"),
+    ("statement_run_then_or", "Answer: B C, or D."),
+    ("box_then_or", r"\boxed{B} or C"),
+    ("box_then_or_maybe_text", r"\boxed{B}, or maybe Berlin"),
+    ("box_letters", r"\boxed{B D}"),
+    ("box_then_letter", "\\boxed{B}\n\nD"),
+    ("tag_then_or", "<answer>B</answer> or C"),
+    ("tag_then_perhaps_option_text", "<answer>B) London</answer>\nPerhaps Berlin."),
+    ("subject_then_alternative", "B is the correct answer, or possibly A."),
+    ("last_line_letters", "London is the UK's capital.\n\nB D"),
+    ("lowercase_alternative", "the answer is b. or maybe c."),
+    ("arc_labels", "Answer: 2 3"),
+]
+
+STILL_ONE_ANSWER = [
+    ("reason_after_full_stop", "The answer is B. A is the capital of France."),
+    ("wait_then_reason", "The answer is B. Wait, A is wrong."),
+    ("alternative_ruled_out", "The answer is B. Maybe C, but it is not a capital of the UK."),
+    ("also_wrong", "The answer is B. C is also wrong."),
+    ("letters_that_start_reasons", "Answer: B - London. C and D are wrong."),
+    ("not_other", "The answer is B, not A."),
+    ("negation_with_text", "The answer is (B) London. Paris is in France."),
+    ("double_check_same_letter", "Answer: B. Actually, let me double check: yes, B."),
+    ("same_letter_alternative", "<answer>B. Or maybe London.</answer>"),
+    ("either_way", "The answer is B, either way."),
+    ("box_then_reason", "\\boxed{B}\n\nC is Berlin, which is in Germany."),
+    ("tag_then_reason", "<answer>B</answer>\nA: Paris is in France"),
+    ("minerva_tail", "Final Answer: The final answer is $\\boxed{B}$. I hope it is correct."),
+    ("no_other_option", "Answer: B. No other option fits."),
+    ("revised_to_a_new_statement", "The answer is C. Wait, no, the answer is B."),
+    ("explanation_line", "Answer: B\n\nExplanation: A is Paris"),
+]
+
+
+@pytest.mark.parametrize("name, completion", HEDGES_AFTER_AN_ANSWER, ids=[r[0] for r in HEDGES_AFTER_AN_ANSWER])
+def test_an_answer_with_an_alternative_is_hedged(name, completion):
+    choices = ARC_DIGITS if name == "arc_labels" else CAPITALS
+    gold = "2" if name == "arc_labels" else "B"
+    verdict = MCQVerifier().verify(completion, gold, choices=choices)
+    assert (verdict.status, verdict.score) == ("hedged", 0.0), verdict
+    assert "B" in verdict.details["letters"] and len(verdict.details["letters"]) > 1
+
+
+@pytest.mark.parametrize("name, completion", STILL_ONE_ANSWER, ids=[r[0] for r in STILL_ONE_ANSWER])
+def test_reasons_and_negated_letters_after_an_answer_are_not_alternatives(name, completion):
+    _check(completion, "B", CAPITALS, True, "ok")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_no_hedge_template_credits_any_letter(seed):
+    """Every way of writing the gold with another option after it earns nothing, whichever letter is gold."""
+    rng = random.Random(seed)
+    templates = ["<answer>{a}. Or maybe {b}.</answer>", "<answer>{a} {b}</answer>", "Answer: {a} {b}",
+                 "The answer is {a}. Wait, {b}.", r"\boxed{{{a}}} or {b}", "Answer: {a}\n{b}",
+                 "The answer is {a}, possibly {b}", "Final answer: {a}. Actually {b}.", "{a} {b}"]
+    verifier = MCQVerifier()
+    for _ in range(60):
+        gold, other = rng.sample("ABCD", 2)
+        template = rng.choice(templates)
+        for a, b in ((gold, other), (other, gold)):
+            verdict = verifier.verify(template.format(a=a, b=b), gold, options=CAPITALS)
+            assert verdict.status == "hedged" and verdict.score == 0.0, (template, a, b, verdict)
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("unit", ["B. Or maybe C. ", "A B ", "B, or maybe C is also ", "B C, or D. Wait, "])
+def test_long_runs_of_alternatives_stay_linear(unit):
+    completion = "Answer: " + unit * (200_000 // len(unit))
+    verdict = MCQVerifier(max_chars=len(completion)).verify(completion, "B", options=CAPITALS)
+    assert verdict.score == 0.0

@@ -32,6 +32,7 @@ class Candidate:
     end: int
     source: str
     choices: tuple[Choice, ...]
+    after: int = -1  # where the text after the answer starts (its alternatives are read there); -1: at end
 
 
 # ----------------------------------------------------------------------------------------------- extract
@@ -92,6 +93,32 @@ _REVISION = re.compile(
     r"(?i)\b(?:wait|actually|no|hmm|correction|reconsider|re-?check|re-?evaluat\w*|mistake|wrong|"
     r"incorrect|instead|however|but|rather|change|scratch|not|oops)\b"
 )
+# An alternative after an answer: "B. Or maybe C", "B, possibly C", "B. Wait, C", "B - it could also be C".
+_ALTERNATIVE = re.compile(
+    r"(?i)[\s.,;:!?\-–—…()\[\]]{0,4}(?:(?:or|maybe|possibly|perhaps|probably|alternatively|either|wait|actually|nope|no"
+    r"|hmm+|oops|sorry|rather|instead|else|otherwise|unless|correction|could|might|may|hold\son|on\ssecond\sthought"
+    r"|then\sagain|but|and|though|it's|it\sis|its|it|that|this|the|answer|option|choice|letter|is|be|also|even|just"
+    r"|well|let\sme\ssay|i\sthink|i\sguess|i\smean|i'd\ssay|say|then|one|should|would|can|correct|right|better"
+    r")\b[\s.,;:!?\-–—…]{0,4}){1,8}"
+)
+_ALTERNATIVE_WORD = re.compile(  # an alternative must name one of these, not only filler ("A is correct, but B")
+    r"(?i)\b(?:or|maybe|possibly|perhaps|probably|alternatively|either|wait|actually|nope|no|hmm+|oops|sorry"
+    r"|rather|instead|else|otherwise|unless|correction|could|might|may|hold|second|again)\b"
+)
+_NEG = (  # no negation later in the sentence
+    r"(?![^.;!?\n]{0,60}?(?:\bnot\b|n't\b|\bnever\b|\bwrong\b|\bincorrect\b|\bfalse\b|\bimpossible\b"
+    r"|\bunlikely\b|\beliminat|\bruled\b|\bexclud|\binvalid\b|\bcannot\b))"
+)
+# A choice that stands alone: the span ends, or a sentence does ("B C.", "B. Or maybe C?").
+_STANDS_ALONE = re.compile(r"[\s)\]'’]{0,4}(?:$|[.!?;…](?=\s|$)|[,/:]\s{0,3}$)")
+# A choice affirmed after an alternative word: "B. Wait, C is right", "B - or maybe C would fit" (not "C is wrong").
+_AFFIRMED = re.compile(
+    r"(?i)(?:\s{1,3}(?:is|are|could|might|may|would|seems?|looks?|also|too|works|fits|instead|as\swell)|'s)\b"
+    + _NEG
+)
+# A choice offered as a second answer without an alternative word: "B. C could also work", "C is also correct".
+_ALSO = re.compile(r"(?i)\s{1,3}(?:is|are|could|might|may|would|can|works?|fits?)\s(?:also|equally|too)\b" + _NEG)
+_BARE = re.compile(r"[)\]]?\s?[.!?\-–—]?\s")  # letters separated by spaces or a full stop: "B C", "A B C D", "B. C."
 _ARTICLES = ("the ", "a ", "an ")
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _LINE_LEAD = re.compile(r"[#>\-\s]+")
@@ -150,14 +177,72 @@ class ChoiceReader:
         if item is None:
             filler = _FILLER.match(span, pos)
             item = self._item(span, folded, filler.end()) if filler else None
+        end = 0
         while item is not None:
             choice, pos = item
             choices.append(choice)
+            end = pos
             connector = _CONNECTOR.match(span, pos)
             item = self._item(span, folded, connector.end()) if connector else None
+        more, pos = self._more(span, folded, pos) if choices else ((), pos)
         if whole and choices and span[pos:].strip(_TRAILING_CHARS):
             return (), 0
-        return tuple(choices), pos
+        return tuple(choices) + more, end
+
+    def read_after(self, text: str) -> tuple[Choice, ...]:
+        """The choices the text right after an answer adds to it: ``or C``, ``. Or maybe C.``, `` C D``."""
+        text = text[:SPAN_CHARS]
+        if not text.strip(_TRAILING_CHARS + "\n"):
+            return ()
+        span = " " + clean_span(text)
+        return self._more(span, _fold(span), 0)[0]
+
+    def _more(self, span: str, folded: str, pos: int) -> tuple[tuple[Choice, ...], int]:
+        """The choices that follow an answer's own as alternatives (``B. Or maybe C``, ``B - possibly C``)
+        or as a run of letters (``B C``, ``A B C D``); a letter that starts a reason (``B. A is wrong``,
+        ``B. Wait, A is wrong``) is not one of them."""
+        more: list[Choice] = []
+        while pos < len(span):
+            found = self._alternative(span, folded, pos) or self._run(span, folded, pos)
+            if found is None:
+                return tuple(more), pos
+            choices, pos = found
+            more.extend(choices)
+            while (connector := _CONNECTOR.match(span, pos)) and (item := self._item(span, folded, connector.end())):
+                more.append(item[0])
+                pos = item[1]
+        return tuple(more), pos
+
+    def _alternative(self, span: str, folded: str, pos: int) -> tuple[list[Choice], int] | None:
+        m = _ALTERNATIVE.match(span, pos)
+        item = self._item(span, folded, m.end()) if m else None
+        if m is None or item is None:
+            return None
+        if _ALTERNATIVE_WORD.search(m.group()):
+            offered = self._alone(span, folded, item[1]) or _AFFIRMED.match(span, item[1])
+        else:  # only filler before it ("B. I think D is also plausible")
+            offered = _ALSO.match(span, item[1])
+        return ([item[0]], item[1]) if offered else None
+
+    def _run(self, span: str, folded: str, pos: int) -> tuple[list[Choice], int] | None:
+        run: list[Choice] = []
+        while (gap := _BARE.match(span, pos)) and (item := self._item(span, folded, gap.end())):
+            run.append(item[0])
+            pos = item[1]
+        return (run, pos) if run and (self._alone(span, folded, pos) or _ALSO.match(span, pos)) else None
+
+    def _alone(self, span: str, folded: str, pos: int) -> bool:
+        """Whether a choice ending at ``pos`` stands alone: the span or the sentence ends, or another choice
+        follows after a connective (``B C, or D``)."""
+        for _ in range(SPAN_CHARS):  # a connector chain ends: "B C, or D." (not "B. C and D are wrong")
+            if _STANDS_ALONE.match(span, pos):
+                return True
+            connector = _CONNECTOR.match(span, pos)
+            item = self._item(span, folded, connector.end()) if connector else None
+            if item is None:
+                return False
+            pos = item[1]
+        return False
 
     def _item(self, span: str, folded: str, pos: int) -> tuple[Choice, int] | None:
         attached, end = self._option_at(folded, pos)
@@ -217,14 +302,14 @@ def find_candidates(text: str, reader: ChoiceReader) -> list[Candidate]:
         close = pairs.get(m.end() - 1)
         if close is not None and close < m.end() + BOX_CHARS:
             choices, _ = read(text[m.end():close], True)
-            found.append(Candidate(m.start(), close + 1, "boxed", choices))
+            found.append(Candidate(m.start(), close + 1, "boxed", choices, close + 1))
     found.extend(_answer_tags(text, read))
     lower = text.lower() if text.isascii() else None
     for m in _STATEMENT.finditer(text) if lower is None else _STATEMENT_LOWER.finditer(lower):
         start = m.end() + len(text[m.end():m.end() + SPAN_CHARS]) - len(text[m.end():m.end() + SPAN_CHARS].lstrip())
         line = text[start:start + SPAN_CHARS].split("\n", 1)[0]
         choices, used = read(line, False)
-        found.append(Candidate(m.start(), start + max(used, 1), "statement", choices))
+        found.append(Candidate(m.start(), start + max(used, 1), "statement", choices, start + len(line)))
     for m in _SUFFIX.finditer(text) if lower is None else _SUFFIX_LOWER.finditer(lower):
         found.append(_subject(text, m.start(), m.end(), read))
     found = [c for c in found if c.choices]
@@ -261,7 +346,7 @@ def _subject(text: str, phrase_start: int, phrase_end: int, read: Read) -> Candi
     for word in list(_WORD_START.finditer(clause))[-SUFFIX_SUBJECT_WORDS:]:
         choices, _ = read(clause[word.start():], True)
         if choices:
-            return Candidate(start + word.start(), phrase_end, "statement", choices)
+            return Candidate(start + word.start(), phrase_end, "statement", choices, phrase_end)
     return Candidate(phrase_start, phrase_end, "statement", ())
 
 
@@ -288,7 +373,7 @@ def _answer_tags(text: str, read: Read) -> list[Candidate]:
         choices, _ = read(content, True)
         if not choices:  # "<answer>I think it is B</answer>"
             choices, _ = read(content, False)
-        found.append(Candidate(start, content_end, "answer_tag", choices))
+        found.append(Candidate(start, content_end, "answer_tag", choices, closing.end() if closing else -1))
         if closing is None:
             break
         pos = closing.end()

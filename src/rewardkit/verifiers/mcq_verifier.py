@@ -29,6 +29,7 @@ from rewardkit._errors import ConfigError, VerifierError
 from rewardkit.profiling import stage
 from rewardkit.verifiers.base import Verifier
 from rewardkit.verifiers.mcq_extract import (
+    SPAN_CHARS,
     Choice,
     ChoiceReader,
     answer_text,
@@ -134,8 +135,12 @@ class MCQVerifier(Verifier):
             if not candidates:
                 return Verdict.fail(NO_ANSWER, gold=gold)
             cluster = final_answer(candidates, text)
+            choices = [ch for cand in cluster for ch in cand.choices]
+            after = cluster[-1].after
+            if after >= 0:  # what follows the answer: "\\boxed{B} or C", "Answer: A" then lines "B", "C"
+                choices.extend(reader.read_after(text[after:after + SPAN_CHARS]))
         with stage("mcq: compare"):
-            verdict = self.compare([ch for cand in cluster for ch in cand.choices], gold, valid, cluster[-1].source)
+            verdict = self.compare(choices, gold, valid, cluster[-1].source)
         if options.digit_labels:  # the letters in the labels the model was shown
             letters = self.config.letters
             verdict.details["labels"] = [str(letters.index(c) + 1) for c in verdict.details["letters"]]  # type: ignore[index]
