@@ -25,7 +25,7 @@ EXTRACTION_MODES = (LENIENT, STRICT)
 _BOX_RE = re.compile(r"\\(?:boxed|fbox)\b")
 _ANSWER_OPEN, _ANSWER_CLOSE = "<answer>", "</answer>"
 _STATEMENT_RE = re.compile(
-    r"(?:final\s+answer\s*(?:is|:)|the\s+answer\s+is|(?:^|(?<=[.!?]\s))\s*\**answer\**\s*:)[ \t:*]*",
+    r"(?:final[ \t]+answer[ \t]*(?:is|:)|the[ \t]+answer[ \t]+is|(?:^|(?<=[.!?][ \t]))[ \t]*\**answer\**[ \t]*:)[ \t:*]*",
     re.IGNORECASE | re.MULTILINE,
 )
 _NOT_AN_ANSWER = re.compile(
@@ -120,7 +120,7 @@ def _statement_content(text: str, start: int) -> tuple[str, int]:
 def _statements(text: str) -> list[_Candidate]:
     """The last few answer statements, GSM8K ``####`` lines and ``<answer>`` tags, in text order."""
     found = []
-    for match in reversed(list(_STATEMENT_RE.finditer(text))):
+    for match in reversed(list(_STATEMENT_RE.finditer(text))[-4 * _MAX_CANDIDATES:]):
         content, end = _statement_content(text, match.end())
         if content and not _NOT_AN_ANSWER.match(content):
             found.append(_Candidate(match.start(), end, statement_value(content), "statement"))
@@ -131,11 +131,14 @@ def _statements(text: str) -> list[_Candidate]:
         line = text[match.end():line_end if line_end >= 0 else match.end() + _MAX_STATEMENT]
         found.append(_Candidate(match.start(), match.end() + len(line), statement_value(line), "gsm8k"))
     lower = text.lower() if "<" in text else ""
-    previous_close = 0
+    previous_close, tags = 0, []
     for close in re.finditer(re.escape(_ANSWER_CLOSE), lower):
         start = lower.rfind(_ANSWER_OPEN, previous_close, close.start())
         previous_close = close.end()
-        content = text[start + len(_ANSWER_OPEN):close.start()].strip() if start >= 0 else ""
+        if start >= 0:
+            tags.append((start, close))
+    for start, close in tags[-_MAX_CANDIDATES:]:
+        content = text[start + len(_ANSWER_OPEN):close.start()].strip()
         if content:
             found.append(_Candidate(start, close.end(), statement_value(content) or content, "answer_tag"))
     return sorted(found, key=lambda c: c.start)

@@ -32,8 +32,8 @@ _JOIN = re.compile(
 )
 _MAX_JOIN_GAP = 40
 _MAX_JOINED = 8
-_STOP_WORDS = re.compile(
-    r"\s+(?:because|since|as|which|so|for|when|where|given|if|with|from|this|that|these|we|it|the|is|are|"
+_STOP_WORDS = re.compile(  # (?<!\s): a run of spaces is tried once, not from each of its spaces
+    r"(?<!\s)\s+(?:because|since|as|which|so|for|when|where|given|if|with|from|this|that|these|we|it|the|is|are|"
     r"i\s+(?:hope|think|am|believe|guess)|was|were|hope|after|before|using|by|in|of|on|to|units?|per|but|then|"
     r"thus|hence|therefore)\b",
     re.IGNORECASE,
@@ -41,6 +41,8 @@ _STOP_WORDS = re.compile(
 _COPULA = re.compile(r"\s(?:is|are|was|equals|be|becomes|gives|of)\s+|\s=\s|:\s", re.IGNORECASE)
 _VALUE_START = re.compile(r"[-−+.\d\\([{$]|[a-zA-Z](?:_\{?\w{1,3}\}?)?\s*(?:=|<|>|\\in\b|\\le|\\ge|\\ne)")
 _MAX_TEXT_WORDS = 6
+# (?<!…): a run of closing quotes is tried from its first quote only, not from each (quadratic)
+_QUOTES = re.compile(r'^(?:\\?["“]|\'\')+|(?<!["”\'\\])(?:\\?["”]|\'\')+$')
 
 
 @dataclass(frozen=True)
@@ -173,7 +175,7 @@ def statement_value(content: str) -> str:
     """The value an answer statement states: the statement itself when it starts with the value or is a
     short text answer ("Monday"), else the value after its last copula or the last math in it."""
     content = content.strip().strip("*").strip()
-    content = re.sub(r'^(?:\\?["“]|\'\')+|(?:\\?["”]|\'\')+$', "", content).strip()
+    content = _QUOTES.sub("", content).strip()
     if not content:
         return ""
     if _VALUE_START.match(content):
