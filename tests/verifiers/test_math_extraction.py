@@ -203,3 +203,35 @@ def test_extraction_stays_fast_on_megabyte_inputs():
         extract_answer(text)
         extract_answer(text, "strict")
     assert time.monotonic() - start < 60
+
+
+# --- numbers inside brackets: a tuple, interval or set, never a decimal comma --------------------------------
+@pytest.mark.parametrize("completion, value", [
+    ("(1,2)", "(1,2)"),
+    ("The point is (1,2).", "(1,2)"),
+    ("[1,2]", "[1,2]"),
+    ("So x lies in (1,2].", "(1,2]"),
+    (r"The solutions form \{1,2\}.", r"\{1,2\}"),
+    ("The interval is [-3, 0.5) here", "[-3, 0.5)"),
+    (r"x in (2, \infty)", r"(2, \infty)"),
+    ("We get (0,1,5) as the triple", "(0,1,5)"),
+])
+def test_last_number_inside_brackets_takes_the_bracket_whole(completion, value):
+    found = extract_answer(completion)
+    assert found is not None and found.values == (value,) and found.source == "last_number"
+
+
+@pytest.mark.parametrize("completion, reference, correct", [
+    ("(1,2)", "(1,2)", True),
+    ("The point is (1,2).", "(1,2)", True),
+    ("[1,2]", "[1,2]", True),
+    ("(1,2]", "(1,2]", True),
+    (r"\{1,2\}", r"\{1,2\}", True),
+    ("The point is (1,2).", "1.2", False),
+    ("The point is (2,1).", "(1,2)", False),
+    ("So x is in [1,2).", "[1,2]", False),
+])
+def test_bracketed_answers_are_judged_as_wholes(completion, reference, correct):
+    with rk.get_verifier("math", workers=1) as verifier:
+        verdict = verifier.verify(completion, reference)
+    assert verdict.correct is correct, verdict

@@ -24,6 +24,10 @@ _NUMBER = re.compile(
     r"(?:[ ]?/[ ]?(?P<den>\d+)(?!\d|\.\d))?"
     r"(?P<percent>[ ]?(?:\\%|%|percent\b|pct\b))?"
 )
+# A tuple, interval or set of plain numbers written without math delimiters: "(1,2)", "[1, 2)", "\\{1,2\\}".
+# A comma inside brackets separates elements; it is never a decimal comma.
+_ELEMENT = r"[ ]*[-−+]?(?:\d+(?:\.\d+)?|\.\d+|\\infty|∞)[ ]*"
+_BRACKETED = re.compile(rf"(?:\\\{{|[(\[]){_ELEMENT}(?:[,;]{_ELEMENT})+(?:\\\}}|[)\]])")
 # What joins several values into one answer: "2 or 3", "$x=1$ and $x=-2$", "1, 2, and 4".
 _JOIN = re.compile(
     r"^(?:[\s,;]|\\[,;!: ]|\\quad|\\qquad|\\text\{\s*(?:,?\s*(?:and|or))\s*\}|\band\b|\bor\b|\beither\b|&"
@@ -128,7 +132,9 @@ def last_math(text: str) -> list[Span]:
     maths = math_spans(text, broken) if ("$" in text or "\\(" in text or "\\[" in text) else []
     maths = sorted(maths + _bare_fractions(text, maths), key=lambda s: s.start)
     covered = sorted(maths + broken, key=lambda s: s.start)
-    merged = sorted(maths + _outside(number_spans(text), covered), key=lambda s: s.start)
+    bracketed = _outside([Span(m.start(), m.end(), m.group(0), "number") for m in _BRACKETED.finditer(text)], covered)
+    covered = sorted(covered + bracketed, key=lambda s: s.start)
+    merged = sorted(maths + bracketed + _outside(number_spans(text), covered), key=lambda s: s.start)
     group = _joined(text, merged) if merged else []
     return [Span(s.start + offset, s.end + offset, s.text, s.kind) for s in group]
 
