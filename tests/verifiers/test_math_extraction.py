@@ -40,7 +40,7 @@ LENIENT_READS = [
     ("thousands with spaces", "about 12 500 tickets", ("12500",), "last_number"),
     ("currency before", "Each share cost $1,337.25 in the end", ("1337.25",), "last_number"),
     ("currency after", "the bill came to 88.40€", ("88.40",), "last_number"),
-    ("decimal comma", "Le total est 3,75 euros", ("3.75",), "last_number"),
+    ("decimal comma", "Le total est 3,75 euros", ("3,75",), "last_number"),
     ("leading point", "the probability is .35", ("0.35",), "last_number"),
     ("fraction in prose", "so the chance is 5/8.", ("5/8",), "last_number"),
     ("percent sign", "a rise of 12.5%", ("12.5\\%",), "last_number"),
@@ -232,6 +232,20 @@ def test_last_number_inside_brackets_takes_the_bracket_whole(completion, value):
     ("So x is in [1,2).", "[1,2]", False),
 ])
 def test_bracketed_answers_are_judged_as_wholes(completion, reference, correct):
+    with rk.get_verifier("math", workers=1) as verifier:
+        verdict = verifier.verify(completion, reference)
+    assert verdict.correct is correct, verdict
+
+
+@pytest.mark.parametrize("completion, reference, correct", [
+    ("1.5", "1,5", False),          # the reference lists two answers
+    ("1.2", "1,2", False),
+    ("So it is 1,5.", "1.5", True),  # one non-integer expected: a decimal comma
+    ("So it is 1,5.", "15", False),
+    ("So it is 1,5.", "1, 5", True),
+    ("So it costs 1,500.", "1500", True),  # a thousands group
+])
+def test_decimal_comma_never_gives_false_credit(completion, reference, correct):
     with rk.get_verifier("math", workers=1) as verifier:
         verdict = verifier.verify(completion, reference)
     assert verdict.correct is correct, verdict

@@ -93,7 +93,7 @@ def number_spans(text: str) -> list[Span]:
         integer, frac = match.group("int"), match.group("frac") or match.group("point")
         value = (integer or "0").replace(",", "").replace(" ", "")
         if frac:
-            value += "." + frac[1:]
+            value += frac  # "2,74" keeps its comma: a decimal comma or a list, the comparison decides
         if match.group("den"):
             value += "/" + match.group("den")
         if match.group("sign") in ("-", "−"):
