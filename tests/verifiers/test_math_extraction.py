@@ -249,3 +249,50 @@ def test_decimal_comma_never_gives_false_credit(completion, reference, correct):
     with rk.get_verifier("math", workers=1) as verifier:
         verdict = verifier.verify(completion, reference)
     assert verdict.correct is correct, verdict
+
+
+# --- a final answer followed by a self-correction earns nothing for the earlier value ------------------------
+CORRECTED = [
+    "The answer is 3. No wait, it is 4.",
+    r"\boxed{3} Wait, that's wrong; it should be 4.",
+    "The final answer is 3. Actually, it is 4.",
+    "Answer: 3\nOops, I mean 4.",
+    "<answer>3</answer> Sorry, scratch that: 4.",
+    "#### 3\nCorrection: the total should be 4",
+    r"$\boxed{3}$. Hmm, I made a mistake in step 2, so the result is $4$.",
+    "The answer is 3. On second thought, 4 is right.",
+]
+
+
+@pytest.mark.parametrize("completion", CORRECTED)
+@pytest.mark.parametrize("mode", ["lenient", "strict"])
+def test_a_corrected_answer_is_hedged(lenient, strict, completion, mode):
+    verifier = lenient if mode == "lenient" else strict
+    for reference in ("3", "4"):
+        verdict = verifier.verify(completion, reference)
+        assert (verdict.score, verdict.status) == (0.0, "hedged"), (reference, verdict)
+    assert extract_answer(completion, mode).correction == "4"
+
+
+@pytest.mark.parametrize("completion, reference", [
+    ("The answer is 7. This is because 3+4=7.", "7"),
+    (r"\boxed{3}. Wait, let me check: 3 times 2 is 6, and 6/2 = 3.", "3"),
+    (r"\boxed{3}. Wait, is that right? Yes.", "3"),
+    (r"\boxed{3}. Actually no, \boxed{4}", "4"),           # the later box is the answer by a higher rule
+    ("The answer is 3. No wait, the answer is 4.", "4"),   # a later statement is the answer
+    ("The answer is 12. We multiply rather than add: 3 groups of 4 make 12.", "12"),
+    ("The answer is 7. No other value works, since 5 fails.", "7"),
+    ("#### 72\nShe sold 48 clips in April and 24 in May.", "72"),
+    (r"The answer is $\frac{1}{2}$. Actually, that is $\frac12$ exactly.", r"\frac12"),
+])
+@pytest.mark.parametrize("mode", ["lenient", "strict"])
+def test_ordinary_trailing_text_is_not_a_correction(lenient, strict, completion, reference, mode):
+    verdict = (lenient if mode == "lenient" else strict).verify(completion, reference)
+    assert verdict.correct, verdict
+    assert extract_answer(completion, mode).correction is None
+
+
+def test_correction_scan_is_linear():
+    text = r"\boxed{3}" + " wait" * 200_000 + " it should be 3."
+    found = extract_answer(text)
+    assert found is not None and found.text == "3" and found.correction is None
