@@ -60,3 +60,19 @@ def test_statement_pattern_does_not_cross_lines(unit: str) -> None:
     # the statement marker reads spaces and tabs only: "answer" on the next line after blank lines still counts
     assert extract_answer(unit * 50 + "\nAnswer: 12").text == "12"
     assert extract_answer("Thus.\n\n\n   Answer: 5").text == "5"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("unit", [". wait,", ", no, ", "\n\t\t", " actually"])
+def test_correction_scan_after_the_answer_is_linear(unit: str) -> None:
+    def cost(n: int) -> float:
+        text = r"\boxed{3}" + unit * (n // len(unit))
+        best = float("inf")
+        for _ in range(2):
+            start = time.perf_counter()
+            found = extract_answer(text)
+            best = min(best, time.perf_counter() - start)
+        assert found is not None and found.text == "3" and found.correction is None
+        return best
+
+    assert cost(MB) / max(cost(MB // 4), 1e-3) < 8
