@@ -282,6 +282,8 @@ def test_a_corrected_answer_is_hedged(lenient, strict, completion, mode):
     ("The answer is 3. No wait, the answer is 4.", "4"),   # a later statement is the answer
     ("The answer is 12. We multiply rather than add: 3 groups of 4 make 12.", "12"),
     ("The answer is 7. No other value works, since 5 fails.", "7"),
+    ("The answer is 12, rather than 15.", "12"),
+    ("The answer is 12, instead of the 15 we guessed first.", "12"),
     ("#### 72\nShe sold 48 clips in April and 24 in May.", "72"),
     (r"The answer is $\frac{1}{2}$. Actually, that is $\frac12$ exactly.", r"\frac12"),
 ])

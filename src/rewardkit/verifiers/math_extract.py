@@ -48,7 +48,7 @@ _NEGATED = re.compile(r"(?:\bnot|n't|\bnever|\bcannot\s+be)\s+(?:equal\s+to\s+|b
 # sentence or clause, or a phrase that only a correction uses wherever it stands.
 _CORRECTION_RE = re.compile(
     r"(?:\A|[.!?;:,\n(])[ \t*_\"]*(?:(?:but|so|oh|um|uh|and|hmm|no)[ \t,]+)?"
-    r"(?:wait|actually|oops|correction|sorry|instead|rather|hmm|hold[ \t]+on|on[ \t]+second[ \t]+thought|no(?=[ \t]*[,.!;:])"
+    r"(?:wait|actually|oops|correction|sorry|instead(?![ \t]+of)|rather(?![ \t]+than)|hmm|hold[ \t]+on|on[ \t]+second[ \t]+thought|no(?=[ \t]*[,.!;:])"
     r"|nope|let[ \t]+me[ \t]+(?:redo|recompute|recalculate|correct|fix))\b"
     r"|\b(?:scratch[ \t]+that|i[ \t]+mean|made[ \t]+an?[ \t]+(?:mistake|error)|my[ \t]+(?:mistake|bad|error)|(?:that|this)(?:'s|[ \t]+is|[ \t]+was)[ \t]+(?:wrong|incorrect"
     r"|not[ \t]+right|a[ \t]+mistake)|(?:it|that|this|answer|value|result)[ \t]+should[ \t]+(?:be|have[ \t]+been))\b",

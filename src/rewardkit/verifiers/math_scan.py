@@ -39,7 +39,7 @@ _MAX_JOINED = 8
 _STOP_WORDS = re.compile(  # (?<!\s): a run of spaces is tried once, not from each of its spaces
     r"(?<!\s)\s+(?:because|since|as|which|so|for|when|where|given|if|with|from|this|that|these|we|it|the|is|are|"
     r"i\s+(?:hope|think|am|believe|guess)|was|were|hope|after|before|using|by|in|of|on|to|units?|per|but|then|"
-    r"thus|hence|therefore)\b",
+    r"thus|hence|therefore|rather|instead|not|wait|actually)\b",
     re.IGNORECASE,
 )
 _COPULA = re.compile(r"\s(?:is|are|was|equals|be|becomes|gives|of)\s+|\s=\s|:\s", re.IGNORECASE)
