@@ -217,13 +217,25 @@ def test_deeply_nested_parentheses_are_judged_not_timed_out(math_verifier):
     assert math_verifier.verify(rf"\boxed{{{nested_sum}}}", "5").correct
 
 
-def test_decimal_comma_reads_either_way():
-    assert _judged("1,22", "1.22") == (True, "ok")
+def test_a_reference_comma_separates_values():
+    # datasets write decimals with a point: "1,5" in a reference is a list of two answers, never 1.5
+    assert _judged("1,5", "1.5") == (False, "ok")
+    assert _judged("1,2", "1.2") == (False, "ok")
+    assert _judged("0,111", "0.111") == (False, "ok")
     assert _judged("1,22", "1, 22") == (True, "ok")
-    assert _judged("0,111", "0.111") == (True, "ok")
+    assert _judged("1,5", "1,5") == (True, "ok")
+    assert _judged("1,5", "5, 1") == (True, "ok")
+
+
+def test_an_answer_decimal_comma_only_against_one_non_integer():
     assert _judged("3.5", "3,5") == (True, "ok")
-    assert _judged("5", "3,5") == (False, "hedged")
-    assert _judged("1234", "1,234") == (True, "ok")
+    assert _judged("1.22", "1,22") == (True, "ok")
+    assert _judged(r"\frac{7}{2}", "3,5") == (True, "ok")
+    assert _judged("5", "3,5") == (False, "hedged")  # an integer is expected: 3,5 lists two values
+    assert _judged("35", "3,5") == (False, "hedged")
+    assert _judged("1, 5", "1,5") == (True, "ok")
+    assert _judged("1.5", "1,4") == (False, "ok")
+    assert _judged("1234", "1,234") == (True, "ok")  # a thousands group
     assert _judged("32349", "32, 349") == (False, "hedged")  # a space after the comma makes a list
 
 

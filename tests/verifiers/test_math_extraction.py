@@ -40,7 +40,7 @@ LENIENT_READS = [
     ("thousands with spaces", "about 12 500 tickets", ("12500",), "last_number"),
     ("currency before", "Each share cost $1,337.25 in the end", ("1337.25",), "last_number"),
     ("currency after", "the bill came to 88.40€", ("88.40",), "last_number"),
-    ("decimal comma", "Le total est 3,75 euros", ("3.75",), "last_number"),
+    ("decimal comma", "Le total est 3,75 euros", ("3,75",), "last_number"),
     ("leading point", "the probability is .35", ("0.35",), "last_number"),
     ("fraction in prose", "so the chance is 5/8.", ("5/8",), "last_number"),
     ("percent sign", "a rise of 12.5%", ("12.5\\%",), "last_number"),
@@ -203,3 +203,98 @@ def test_extraction_stays_fast_on_megabyte_inputs():
         extract_answer(text)
         extract_answer(text, "strict")
     assert time.monotonic() - start < 60
+
+
+# --- numbers inside brackets: a tuple, interval or set, never a decimal comma --------------------------------
+@pytest.mark.parametrize("completion, value", [
+    ("(1,2)", "(1,2)"),
+    ("The point is (1,2).", "(1,2)"),
+    ("[1,2]", "[1,2]"),
+    ("So x lies in (1,2].", "(1,2]"),
+    (r"The solutions form \{1,2\}.", r"\{1,2\}"),
+    ("The interval is [-3, 0.5) here", "[-3, 0.5)"),
+    (r"x in (2, \infty)", r"(2, \infty)"),
+    ("We get (0,1,5) as the triple", "(0,1,5)"),
+])
+def test_last_number_inside_brackets_takes_the_bracket_whole(completion, value):
+    found = extract_answer(completion)
+    assert found is not None and found.values == (value,) and found.source == "last_number"
+
+
+@pytest.mark.parametrize("completion, reference, correct", [
+    ("(1,2)", "(1,2)", True),
+    ("The point is (1,2).", "(1,2)", True),
+    ("[1,2]", "[1,2]", True),
+    ("(1,2]", "(1,2]", True),
+    (r"\{1,2\}", r"\{1,2\}", True),
+    ("The point is (1,2).", "1.2", False),
+    ("The point is (2,1).", "(1,2)", False),
+    ("So x is in [1,2).", "[1,2]", False),
+])
+def test_bracketed_answers_are_judged_as_wholes(completion, reference, correct):
+    with rk.get_verifier("math", workers=1) as verifier:
+        verdict = verifier.verify(completion, reference)
+    assert verdict.correct is correct, verdict
+
+
+@pytest.mark.parametrize("completion, reference, correct", [
+    ("1.5", "1,5", False),          # the reference lists two answers
+    ("1.2", "1,2", False),
+    ("So it is 1,5.", "1.5", True),  # one non-integer expected: a decimal comma
+    ("So it is 1,5.", "15", False),
+    ("So it is 1,5.", "1, 5", True),
+    ("So it costs 1,500.", "1500", True),  # a thousands group
+])
+def test_decimal_comma_never_gives_false_credit(completion, reference, correct):
+    with rk.get_verifier("math", workers=1) as verifier:
+        verdict = verifier.verify(completion, reference)
+    assert verdict.correct is correct, verdict
+
+
+# --- a final answer followed by a self-correction earns nothing for the earlier value ------------------------
+CORRECTED = [
+    "The answer is 3. No wait, it is 4.",
+    r"\boxed{3} Wait, that's wrong; it should be 4.",
+    "The final answer is 3. Actually, it is 4.",
+    "Answer: 3\nOops, I mean 4.",
+    "<answer>3</answer> Sorry, scratch that: 4.",
+    "#### 3\nCorrection: the total should be 4",
+    r"$\boxed{3}$. Hmm, I made a mistake in step 2, so the result is $4$.",
+    "The answer is 3. On second thought, 4 is right.",
+]
+
+
+@pytest.mark.parametrize("completion", CORRECTED)
+@pytest.mark.parametrize("mode", ["lenient", "strict"])
+def test_a_corrected_answer_is_hedged(lenient, strict, completion, mode):
+    verifier = lenient if mode == "lenient" else strict
+    for reference in ("3", "4"):
+        verdict = verifier.verify(completion, reference)
+        assert (verdict.score, verdict.status) == (0.0, "hedged"), (reference, verdict)
+    assert extract_answer(completion, mode).correction == "4"
+
+
+@pytest.mark.parametrize("completion, reference", [
+    ("The answer is 7. This is because 3+4=7.", "7"),
+    (r"\boxed{3}. Wait, let me check: 3 times 2 is 6, and 6/2 = 3.", "3"),
+    (r"\boxed{3}. Wait, is that right? Yes.", "3"),
+    (r"\boxed{3}. Actually no, \boxed{4}", "4"),           # the later box is the answer by a higher rule
+    ("The answer is 3. No wait, the answer is 4.", "4"),   # a later statement is the answer
+    ("The answer is 12. We multiply rather than add: 3 groups of 4 make 12.", "12"),
+    ("The answer is 7. No other value works, since 5 fails.", "7"),
+    ("The answer is 12, rather than 15.", "12"),
+    ("The answer is 12, instead of the 15 we guessed first.", "12"),
+    ("#### 72\nShe sold 48 clips in April and 24 in May.", "72"),
+    (r"The answer is $\frac{1}{2}$. Actually, that is $\frac12$ exactly.", r"\frac12"),
+])
+@pytest.mark.parametrize("mode", ["lenient", "strict"])
+def test_ordinary_trailing_text_is_not_a_correction(lenient, strict, completion, reference, mode):
+    verdict = (lenient if mode == "lenient" else strict).verify(completion, reference)
+    assert verdict.correct, verdict
+    assert extract_answer(completion, mode).correction is None
+
+
+def test_correction_scan_is_linear():
+    text = r"\boxed{3}" + " wait" * 200_000 + " it should be 3."
+    found = extract_answer(text)
+    assert found is not None and found.text == "3" and found.correction is None

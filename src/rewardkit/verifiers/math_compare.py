@@ -174,23 +174,28 @@ def _same_spelling(a: str, b: str) -> bool:
     return x is not None and y is not None and x.value == y.value and x.percent == y.percent
 
 
-def _readings(text: str) -> list[list[str]]:
-    """The values ``text`` states, and a second reading when a comma may be a decimal comma (``1,22``)."""
-    readings = [split_values(text)]
-    decimal = decimal_comma_reading(text)
-    if decimal is not None:
-        readings.append([decimal])
-    return [r for r in readings if r]
+def _single_fraction(gold_values: list[str]) -> bool:
+    """Whether the reference is one number that is not an integer (``1.5``, ``\\frac{3}{2}``)."""
+    if len(gold_values) != 1:
+        return False
+    number = parse_number(normalize(gold_values[0]))
+    return number is not None and number.value.denominator != 1
 
 
 def judge(answer_values: tuple[str, ...] | list[str], reference: str) -> Judgement:
-    """Judge the values an answer states against the reference."""
-    gold_readings = _readings(reference)
-    if not gold_readings:
+    """Judge the values an answer states against the reference.
+
+    A comma in the reference separates values (datasets write decimals with a point). A comma in the answer
+    that is not a thousands group (``1,5``) is read as a decimal comma only when the reference is a single
+    non-integer number; otherwise it separates values. Neither side's comma can then give false credit."""
+    gold_values = split_values(reference)
+    if not gold_values:
         return Judgement(False, INVALID_REFERENCE, "the reference holds no value")
+    gold_readings = [gold_values]
     answer_readings = [[v for raw in answer_values for v in split_values(raw)]]
-    if len(answer_values) == 1 and (decimal := decimal_comma_reading(answer_values[0])) is not None:
-        answer_readings.append([decimal])
+    if len(answer_values) == 1 and _single_fraction(gold_values) \
+            and (decimal := decimal_comma_reading(answer_values[0])) is not None:
+        answer_readings = [[decimal]]
     if not answer_readings[0]:
         return Judgement(False, PARSE_ERROR, "the answer holds no value")
     first: Judgement | None = None
@@ -236,6 +241,8 @@ def _judge_single(gold: str, values: list[str]) -> Judgement:
 
 def _judge_several(reference: str, gold_values: list[str], values: list[str]) -> Judgement:
     if len(values) == 1:
+        if parse_number(normalize(values[0])) is not None:  # one number never states several values (1.5 vs 1,5)
+            return Judgement(False, OK, f"one number given where {len(gold_values)} values are expected")
         whole = equivalent(normalize(reference), values[0])
         if whole is None:
             return Judgement(False, PARSE_ERROR, "the answer could not be parsed")

@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass
 
 from rewardkit.verifiers.base import answer_region
+from rewardkit.verifiers.math_forms import normalize
+from rewardkit.verifiers.math_numbers import parse_number
 from rewardkit.verifiers.math_scan import last_math, statement_value
 
 LENIENT, STRICT = "lenient", "strict"
@@ -25,7 +27,7 @@ EXTRACTION_MODES = (LENIENT, STRICT)
 _BOX_RE = re.compile(r"\\(?:boxed|fbox)\b")
 _ANSWER_OPEN, _ANSWER_CLOSE = "<answer>", "</answer>"
 _STATEMENT_RE = re.compile(
-    r"(?:final\s+answer\s*(?:is|:)|the\s+answer\s+is|(?:^|(?<=[.!?]\s))\s*\**answer\**\s*:)[ \t:*]*",
+    r"(?:final[ \t]+answer[ \t]*(?:is|:)|the[ \t]+answer[ \t]+is|(?:^|(?<=[.!?][ \t]))[ \t]*\**answer\**[ \t]*:)[ \t:*]*",
     re.IGNORECASE | re.MULTILINE,
 )
 _NOT_AN_ANSWER = re.compile(
@@ -42,6 +44,17 @@ _CONNECTOR_RE = re.compile(
 _SHORT_JOIN = re.compile(r"^[^.\n]{0,20}(?:\band\b|\bor\b|,|;)[^.\n]{0,20}$")
 _MAX_CONNECTOR = 40
 _NEGATED = re.compile(r"(?:\bnot|n't|\bnever|\bcannot\s+be)\s+(?:equal\s+to\s+|be\s+)?[$\\(\s]*\Z", re.IGNORECASE)
+# A self-correction after the final answer ("The answer is 3. No wait, it is 4."): a cue word at the start of a
+# sentence or clause, or a phrase that only a correction uses wherever it stands.
+_CORRECTION_RE = re.compile(
+    r"(?:\A|[.!?;:,\n(])[ \t*_\"]*(?:(?:but|so|oh|um|uh|and|hmm|no)[ \t,]+)?"
+    r"(?:wait|actually|oops|correction|sorry|instead(?![ \t]+of)|rather(?![ \t]+than)|hmm|hold[ \t]+on|on[ \t]+second[ \t]+thought|no(?=[ \t]*[,.!;:])"
+    r"|nope|let[ \t]+me[ \t]+(?:redo|recompute|recalculate|correct|fix))\b"
+    r"|\b(?:scratch[ \t]+that|i[ \t]+mean|made[ \t]+an?[ \t]+(?:mistake|error)|my[ \t]+(?:mistake|bad|error)|(?:that|this)(?:'s|[ \t]+is|[ \t]+was)[ \t]+(?:wrong|incorrect"
+    r"|not[ \t]+right|a[ \t]+mistake)|(?:it|that|this|answer|value|result)[ \t]+should[ \t]+(?:be|have[ \t]+been))\b",
+    re.IGNORECASE,
+)
+_LABEL = re.compile(r"^[a-zA-Z](?:_\{?\w{1,3}\}?)?\s*=\s*")
 _MAX_STATEMENT = 400
 _MAX_CANDIDATES = 64
 
@@ -54,6 +67,7 @@ class ExtractedAnswer:
     source: str
     values: tuple[str, ...]
     position: int
+    correction: str | None = None  # a different value a correction cue after the answer introduces
 
 
 def _brace_pairs(text: str) -> dict[int, int]:
@@ -120,7 +134,7 @@ def _statement_content(text: str, start: int) -> tuple[str, int]:
 def _statements(text: str) -> list[_Candidate]:
     """The last few answer statements, GSM8K ``####`` lines and ``<answer>`` tags, in text order."""
     found = []
-    for match in reversed(list(_STATEMENT_RE.finditer(text))):
+    for match in reversed(list(_STATEMENT_RE.finditer(text))[-4 * _MAX_CANDIDATES:]):
         content, end = _statement_content(text, match.end())
         if content and not _NOT_AN_ANSWER.match(content):
             found.append(_Candidate(match.start(), end, statement_value(content), "statement"))
@@ -131,11 +145,14 @@ def _statements(text: str) -> list[_Candidate]:
         line = text[match.end():line_end if line_end >= 0 else match.end() + _MAX_STATEMENT]
         found.append(_Candidate(match.start(), match.end() + len(line), statement_value(line), "gsm8k"))
     lower = text.lower() if "<" in text else ""
-    previous_close = 0
+    previous_close, tags = 0, []
     for close in re.finditer(re.escape(_ANSWER_CLOSE), lower):
         start = lower.rfind(_ANSWER_OPEN, previous_close, close.start())
         previous_close = close.end()
-        content = text[start + len(_ANSWER_OPEN):close.start()].strip() if start >= 0 else ""
+        if start >= 0:
+            tags.append((start, close))
+    for start, close in tags[-_MAX_CANDIDATES:]:
+        content = text[start + len(_ANSWER_OPEN):close.start()].strip()
         if content:
             found.append(_Candidate(start, close.end(), statement_value(content) or content, "answer_tag"))
     return sorted(found, key=lambda c: c.start)
@@ -199,7 +216,29 @@ def extract_answer(completion: str, mode: str = LENIENT) -> ExtractedAnswer | No
         return None
     if final.source == "boxed" and _PERCENT_AFTER.match(text, final.end) and not values[-1].endswith("%"):
         values = values[:-1] + (values[-1] + "\\%",)
-    return ExtractedAnswer(", ".join(values), final.source, values, final.start)
+    return ExtractedAnswer(", ".join(values), final.source, values, final.start, _correction(text, final.end, values))
+
+
+def _correction(text: str, end: int, values: tuple[str, ...]) -> str | None:
+    """The value a correction cue after the final answer introduces, when it differs from the answer
+    ("\\boxed{3} Wait, that's wrong; it should be 4." → ``4``); None for ordinary trailing text."""
+    cue = _CORRECTION_RE.search(text, end)
+    if cue is None:
+        return None
+    later = tuple(v for v in (_strip_delimiters(s.text) for s in last_math(text[cue.end():])) if v)
+    if not later or _same_values(later, values):
+        return None
+    return ", ".join(later)
+
+
+def _same_values(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether two value lists state the same values as written (numbers by exact value, ``x = 4`` as ``4``);
+    anything that needs symbolic comparison counts as different, so a correction is never missed."""
+    def key(value: str) -> object:
+        value = _LABEL.sub("", normalize(value)).replace(" ", "")
+        number = parse_number(value)
+        return number.value if number is not None else value
+    return {key(v) for v in a} == {key(v) for v in b}
 
 
 def final_boxes(text: str) -> list[str]:

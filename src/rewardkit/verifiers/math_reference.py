@@ -15,7 +15,7 @@ from typing import Any
 from rewardkit.verifiers.math_extract import STRICT, extract_answer, final_boxes
 
 _GSM8K = re.compile(r"^[ \t]*####[ \t]*(\S.*)$", re.MULTILINE)
-_STATEMENT = re.compile(r"final\s+answer|the\s+answer\s+is|^\s*answer\s*:", re.IGNORECASE | re.MULTILINE)
+_STATEMENT = re.compile(r"final[ \t]+answer|the[ \t]+answer[ \t]+is|^[ \t]*answer[ \t]*:", re.IGNORECASE | re.MULTILINE)
 _BARE_ANSWER_LENGTH = 80
 
 

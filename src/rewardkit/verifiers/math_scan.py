@@ -24,6 +24,10 @@ _NUMBER = re.compile(
     r"(?:[ ]?/[ ]?(?P<den>\d+)(?!\d|\.\d))?"
     r"(?P<percent>[ ]?(?:\\%|%|percent\b|pct\b))?"
 )
+# A tuple, interval or set of plain numbers written without math delimiters: "(1,2)", "[1, 2)", "\\{1,2\\}".
+# A comma inside brackets separates elements; it is never a decimal comma.
+_ELEMENT = r"[ ]*[-−+]?(?:\d+(?:\.\d+)?|\.\d+|\\infty|∞)[ ]*"
+_BRACKETED = re.compile(rf"(?:\\\{{|[(\[]){_ELEMENT}(?:[,;]{_ELEMENT})+(?:\\\}}|[)\]])")
 # What joins several values into one answer: "2 or 3", "$x=1$ and $x=-2$", "1, 2, and 4".
 _JOIN = re.compile(
     r"^(?:[\s,;]|\\[,;!: ]|\\quad|\\qquad|\\text\{\s*(?:,?\s*(?:and|or))\s*\}|\band\b|\bor\b|\beither\b|&"
@@ -32,15 +36,17 @@ _JOIN = re.compile(
 )
 _MAX_JOIN_GAP = 40
 _MAX_JOINED = 8
-_STOP_WORDS = re.compile(
-    r"\s+(?:because|since|as|which|so|for|when|where|given|if|with|from|this|that|these|we|it|the|is|are|"
+_STOP_WORDS = re.compile(  # (?<!\s): a run of spaces is tried once, not from each of its spaces
+    r"(?<!\s)\s+(?:because|since|as|which|so|for|when|where|given|if|with|from|this|that|these|we|it|the|is|are|"
     r"i\s+(?:hope|think|am|believe|guess)|was|were|hope|after|before|using|by|in|of|on|to|units?|per|but|then|"
-    r"thus|hence|therefore)\b",
+    r"thus|hence|therefore|rather|instead|not|wait|actually)\b",
     re.IGNORECASE,
 )
 _COPULA = re.compile(r"\s(?:is|are|was|equals|be|becomes|gives|of)\s+|\s=\s|:\s", re.IGNORECASE)
 _VALUE_START = re.compile(r"[-−+.\d\\([{$]|[a-zA-Z](?:_\{?\w{1,3}\}?)?\s*(?:=|<|>|\\in\b|\\le|\\ge|\\ne)")
 _MAX_TEXT_WORDS = 6
+# (?<!…): a run of closing quotes is tried from its first quote only, not from each (quadratic)
+_QUOTES = re.compile(r'^(?:\\?["“]|\'\')+|(?<!["”\'\\])(?:\\?["”]|\'\')+$')
 
 
 @dataclass(frozen=True)
@@ -87,7 +93,7 @@ def number_spans(text: str) -> list[Span]:
         integer, frac = match.group("int"), match.group("frac") or match.group("point")
         value = (integer or "0").replace(",", "").replace(" ", "")
         if frac:
-            value += "." + frac[1:]
+            value += frac  # "2,74" keeps its comma: a decimal comma or a list, the comparison decides
         if match.group("den"):
             value += "/" + match.group("den")
         if match.group("sign") in ("-", "−"):
@@ -126,7 +132,9 @@ def last_math(text: str) -> list[Span]:
     maths = math_spans(text, broken) if ("$" in text or "\\(" in text or "\\[" in text) else []
     maths = sorted(maths + _bare_fractions(text, maths), key=lambda s: s.start)
     covered = sorted(maths + broken, key=lambda s: s.start)
-    merged = sorted(maths + _outside(number_spans(text), covered), key=lambda s: s.start)
+    bracketed = _outside([Span(m.start(), m.end(), m.group(0), "number") for m in _BRACKETED.finditer(text)], covered)
+    covered = sorted(covered + bracketed, key=lambda s: s.start)
+    merged = sorted(maths + bracketed + _outside(number_spans(text), covered), key=lambda s: s.start)
     group = _joined(text, merged) if merged else []
     return [Span(s.start + offset, s.end + offset, s.text, s.kind) for s in group]
 
@@ -173,7 +181,7 @@ def statement_value(content: str) -> str:
     """The value an answer statement states: the statement itself when it starts with the value or is a
     short text answer ("Monday"), else the value after its last copula or the last math in it."""
     content = content.strip().strip("*").strip()
-    content = re.sub(r'^(?:\\?["“]|\'\')+|(?:\\?["”]|\'\')+$', "", content).strip()
+    content = _QUOTES.sub("", content).strip()
     if not content:
         return ""
     if _VALUE_START.match(content):

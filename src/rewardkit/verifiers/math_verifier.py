@@ -18,7 +18,7 @@ from rewardkit.verifiers.base import Verifier, _check_batch, as_text
 from rewardkit.verifiers.math_compare import Judgement, normalize, split_values
 from rewardkit.verifiers.math_extract import EXTRACTION_MODES, LENIENT, ExtractedAnswer, extract_answer
 from rewardkit.verifiers.math_reference import reference_text
-from rewardkit.verifiers.verdict import ERROR, INVALID_REFERENCE, NO_ANSWER, OK, TIMEOUT, Verdict
+from rewardkit.verifiers.verdict import ERROR, HEDGED, INVALID_REFERENCE, NO_ANSWER, OK, TIMEOUT, Verdict
 from rewardkit.verifiers.worker_pool import TASK_OK, TASK_TIMEOUT, WorkerPool
 
 _WORKER_TARGET = "rewardkit.verifiers.math_worker:judge_in_worker"
@@ -87,6 +87,9 @@ class MathVerifier(Verifier):
         if found is None:
             what = "math or number" if self.config.extraction == LENIENT else "boxed answer or answer statement"
             return Verdict.fail(NO_ANSWER, reason=f"no {what} found")
+        if found.correction is not None:
+            return Verdict.fail(HEDGED, found.text, source=found.source, correction=found.correction,
+                                reason=f"the answer is followed by a correction to {found.correction!r}")
         if len(found.values) == 1 and _trivially_equal(found.text, gold):
             return Verdict(1.0, True, OK, found.text, {"reason": "identical", "source": found.source})
         return found, gold
