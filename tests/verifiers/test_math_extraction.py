@@ -261,6 +261,13 @@ CORRECTED = [
     "#### 3\nCorrection: the total should be 4",
     r"$\boxed{3}$. Hmm, I made a mistake in step 2, so the result is $4$.",
     "The answer is 3. On second thought, 4 is right.",
+    # an alternative offered after the answer is a hedge too
+    r"\boxed{3}. Or maybe 4.",
+    r"\boxed{3}, or perhaps 4",
+    "The final answer is 3. Maybe 4.",
+    "<answer>3</answer> or possibly 4",
+    "#### 3\nAlternatively, 4.",
+    r"$\boxed{3}$. It could also be $4$.",
 ]
 
 
@@ -285,7 +292,10 @@ def test_a_corrected_answer_is_hedged(lenient, strict, completion, mode):
     ("The answer is 12, rather than 15.", "12"),
     ("The answer is 12, instead of the 15 we guessed first.", "12"),
     ("#### 72\nShe sold 48 clips in April and 24 in May.", "72"),
-    (r"The answer is $\frac{1}{2}$. Actually, that is $\frac12$ exactly.", r"\frac12"),
+    (r"The answer is $\frac{1}{2}$. Actually, that is $\frac12$ exactly.", r"\frac12"),    (r"\boxed{42}. Or, put differently, $6 \cdot 7 = 42$.", "42"),   # an equation restating the answer
+    (r"\boxed{42}. Maybe I should double check: 6*7 = 42.", "42"),
+    (r"\boxed{42}. Note that 42 could be written as 6 times 7.", "42"),
+    ("The answer is 42. It may be helpful to note that 40 + 2 = 42.", "42"),
 ])
 @pytest.mark.parametrize("mode", ["lenient", "strict"])
 def test_ordinary_trailing_text_is_not_a_correction(lenient, strict, completion, reference, mode):

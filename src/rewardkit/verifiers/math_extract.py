@@ -44,14 +44,16 @@ _CONNECTOR_RE = re.compile(
 _SHORT_JOIN = re.compile(r"^[^.\n]{0,20}(?:\band\b|\bor\b|,|;)[^.\n]{0,20}$")
 _MAX_CONNECTOR = 40
 _NEGATED = re.compile(r"(?:\bnot|n't|\bnever|\bcannot\s+be)\s+(?:equal\s+to\s+|be\s+)?[$\\(\s]*\Z", re.IGNORECASE)
-# A self-correction after the final answer ("The answer is 3. No wait, it is 4."): a cue word at the start of a
-# sentence or clause, or a phrase that only a correction uses wherever it stands.
+# A self-correction or an offered alternative after the final answer ("The answer is 3. No wait, it is 4.",
+# "\boxed{3}. Or maybe 4."): a cue word at the start of a sentence or clause, or a phrase that only a
+# correction or a hedge uses wherever it stands.
 _CORRECTION_RE = re.compile(
     r"(?:\A|[.!?;:,\n(])[ \t*_\"]*(?:(?:but|so|oh|um|uh|and|hmm|no)[ \t,]+)?"
     r"(?:wait|actually|oops|correction|sorry|instead(?![ \t]+of)|rather(?![ \t]+than)|hmm|hold[ \t]+on|on[ \t]+second[ \t]+thought|no(?=[ \t]*[,.!;:])"
-    r"|nope|let[ \t]+me[ \t]+(?:redo|recompute|recalculate|correct|fix))\b"
+    r"|nope|or|maybe|perhaps|possibly|alternatively|let[ \t]+me[ \t]+(?:redo|recompute|recalculate|correct|fix))\b"
     r"|\b(?:scratch[ \t]+that|i[ \t]+mean|made[ \t]+an?[ \t]+(?:mistake|error)|my[ \t]+(?:mistake|bad|error)|(?:that|this)(?:'s|[ \t]+is|[ \t]+was)[ \t]+(?:wrong|incorrect"
-    r"|not[ \t]+right|a[ \t]+mistake)|(?:it|that|this|answer|value|result)[ \t]+should[ \t]+(?:be|have[ \t]+been))\b",
+    r"|not[ \t]+right|a[ \t]+mistake)|(?:it|that|this|answer|value|result)[ \t]+should[ \t]+(?:be|have[ \t]+been)"
+    r"|or[ \t]+(?:maybe|perhaps|possibly)|(?:could|might|may)[ \t]+also[ \t]+be)\b",
     re.IGNORECASE,
 )
 _LABEL = re.compile(r"^[a-zA-Z](?:_\{?\w{1,3}\}?)?\s*=\s*")
@@ -232,10 +234,11 @@ def _correction(text: str, end: int, values: tuple[str, ...]) -> str | None:
 
 
 def _same_values(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-    """Whether two value lists state the same values as written (numbers by exact value, ``x = 4`` as ``4``);
+    """Whether two value lists state the same values as written (numbers by exact value, an equation by its
+    last side: ``x = 4`` and ``6 \\cdot 7 = 42`` as ``4`` and ``42``);
     anything that needs symbolic comparison counts as different, so a correction is never missed."""
     def key(value: str) -> object:
-        value = _LABEL.sub("", normalize(value)).replace(" ", "")
+        value = _LABEL.sub("", normalize(value)).replace(" ", "").rpartition("=")[2]
         number = parse_number(value)
         return number.value if number is not None else value
     return {key(v) for v in a} == {key(v) for v in b}
