@@ -66,15 +66,7 @@ def generous(spec: Path, tmp_path: Path) -> Path:
     return out
 
 
-VERIFIER_HOLES = pytest.mark.xfail(
-    strict=True,
-    reason="findings reported to the lead: the math verifier credits '\\boxed{42}. Or maybe 24.'; remove this "
-           "mark when it reads it as a hedge",
-)
-
-
-@pytest.mark.parametrize("name", [pytest.param("math_spec.yaml", marks=VERIFIER_HOLES), "mcq_spec.yaml",
-                                  pytest.param("mixed_spec.yaml", marks=VERIFIER_HOLES)])
+@pytest.mark.parametrize("name", ["math_spec.yaml", "mcq_spec.yaml", "mixed_spec.yaml"])
 def test_example_specs_credit_no_hack(tmp_path, name):
     report = tmp_path / "audit.json"
     result = audit("-r", str(generous(EXAMPLES / name, tmp_path)), "--json", str(report))
@@ -169,14 +161,20 @@ def test_audit_is_listed_in_the_cli_help():
     assert result.exit_code == 0 and "audit" in result.output
 
 
-@pytest.mark.parametrize(("name", "holes"), [
-    ("math_spec.yaml", {"box_then_plain_alternative"}),
-    ("mcq_spec.yaml", set()),
+@pytest.mark.parametrize(("extraction", "holes"), [
+    ("strict", set()),
+    ("lenient", {"reference_echoed_from_prompt"}),
 ])
-def test_the_audit_credits_nothing_beyond_the_known_verifier_holes(tmp_path, name, holes):
-    """What the xfail above is about, pinned down: every other hack of the example specs stays uncredited."""
+def test_lenient_extraction_credits_only_an_echoed_reference(tmp_path, extraction, holes):
+    """Lenient math extraction reads the last number of free text, so a prompt echoed back with the reference
+    pasted in is credited (by design, as math-verify does); strict extraction credits no hack at all."""
+    name = "math_spec.yaml"
+    spec = yaml.safe_load((EXAMPLES / name).read_text())
+    spec["terms"][0]["params"]["extraction"] = extraction
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / name).write_text(yaml.safe_dump(spec))
     report = tmp_path / "audit.json"
-    result = audit("-r", str(generous(EXAMPLES / name, tmp_path)), "--json", str(report))
+    result = audit("-r", str(generous(tmp_path / "src" / name, tmp_path)), "--json", str(report))
     variants = {v["variant"]: v for v in json.loads(report.read_text())["variants"]}
     credited = {n for n, v in variants.items() if v["credited"]}
     assert result.exit_code == (1 if credited else 0)
