@@ -17,24 +17,6 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 @pytest.fixture(scope="module")
-def ray_cluster():
-    try:
-        import ray
-    except ImportError:
-        yield None
-        return
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    yield ray
-    ray.shutdown()
-
-
-@pytest.fixture
-def ray(ray_cluster, ci_require):
-    ci_require(ray_cluster is not None, "ray is not installed (pip install 'rewardkit[ray]')")
-    return ray_cluster
-
-
-@pytest.fixture(scope="module")
 def files(tmp_path_factory) -> tuple[Path, Path, list[dict]]:
     tmp = tmp_path_factory.mktemp("ray_data")
     spec = yaml.safe_load((EXAMPLES / "mixed_spec.yaml").read_text())

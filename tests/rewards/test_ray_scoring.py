@@ -29,24 +29,6 @@ CLI_ROWS = [
 
 
 @pytest.fixture(scope="module")
-def ray_cluster():
-    try:
-        import ray
-    except ImportError:
-        yield None
-        return
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    yield ray
-    ray.shutdown()
-
-
-@pytest.fixture
-def ray(ray_cluster, ci_require):
-    ci_require(ray_cluster is not None, "ray is not installed (pip install 'rewardkit[ray]')")
-    return ray_cluster
-
-
-@pytest.fixture(scope="module")
 def mixed_spec() -> dict:
     # The example spec, with a math timeout a loaded 2-core test machine cannot turn into `timeout` verdicts.
     spec = yaml.safe_load((EXAMPLES / "mixed_spec.yaml").read_text())

