@@ -201,7 +201,10 @@ def test_an_actor_killed_mid_batch_costs_no_row(ray, spec, rows, expected):
         assert metrics["ray/mixed_reward/retries"] >= 1
         # The replacement serves the next call.
         assert call(reward, rows[:8])[0] == expected[0][:8]
-        assert len(reward._fleet.slots) == 2 and all(s.where for s in reward._fleet.slots)
+        # Two live actors again: the replacement answers (it may not have had a chunk of that small call yet).
+        slots = reward._fleet.slots
+        assert len(slots) == 2
+        assert all(ray.get(s.handle.ready.remote(), timeout=120)["node_id"] for s in slots)
 
 
 @pytest.mark.slow
