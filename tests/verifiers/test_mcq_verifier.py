@@ -7,6 +7,7 @@ import random
 import pytest
 
 import rewardkit as rk
+from rewardkit._errors import VerifierError
 from rewardkit.verifiers.mcq_verifier import INVALID_OPTION, OPTION_MISMATCH, MCQConfig, MCQVerifier
 
 CAPITALS = ["Paris", "London", "Berlin", "Madrid"]  # A B C D; the UK's capital is B
@@ -161,6 +162,49 @@ def test_batch_matches_single_verdicts():
     contexts = [None if r[3] is None else {"options": r[3]} for r in rows]
     batch = verifier.verify_batch([r[1] for r in rows], [r[2] for r in rows], contexts)
     assert batch == [verifier.verify(r[1], r[2], **(c or {})) for r, c in zip(rows, contexts)]
+
+
+def test_batch_reuses_an_option_list_only_for_samples_that_read_it_the_same_way():
+    """verify_batch reads each shared option list once; labels, a mutated list, ARC dicts, bad options and
+    missing contexts must still give exactly the per-sample verdicts."""
+    verifier = MCQVerifier()
+    shared = ["Paris", "London", "Berlin", "Madrid"]
+    arc = {"text": ["Paris", "London", "Berlin"], "label": ["1", "2", "3"]}
+    cases = [
+        ("The answer is (B)", "B", {"options": shared}),
+        ("The answer is 2", "B", {"options": shared, "labels": ["1", "2", "3", "4"]}),
+        ("The answer is 2", "B", {"options": shared}),
+        ("The answer is London", 1, {"options": shared}),
+        ("Answer: 2", "2", {"options": arc}),
+        ("Answer: 2", "2", {"options": arc, "labels": ["A", "B", "C"]}),
+        ("Answer: E", "A", None),
+        ("Answer: (B)", "B", {"choices": shared}),
+        ("Answer: B", "B", {"options": 7}),
+        ("Answer: Madrid", "D", {"options": shared}),
+    ]
+    completions, references, contexts = zip(*cases)
+
+    def one_by_one() -> list:
+        out = []
+        for c, r, x in cases:
+            try:
+                out.append(verifier.verify(c, r, **(x or {})))
+            except Exception as exc:  # noqa: BLE001 - compared with the batch's behaviour below
+                out.append(type(exc))
+        return out
+
+    expected = one_by_one()
+    assert expected[8] is VerifierError  # a bad option list is the caller's error, not a verdict
+    with pytest.raises(VerifierError):
+        verifier.verify_batch(completions, references, contexts)
+    good = [i for i in range(len(cases)) if i != 8]
+    batch = verifier.verify_batch([completions[i] for i in good], [references[i] for i in good],
+                                  [contexts[i] for i in good])
+    assert batch == [expected[i] for i in good]
+    assert [v.correct for v in batch] == [True, True, False, True, True, True, False, True, True]
+    shared[3] = "Lisbon"  # the same list object, changed between batches: read again
+    again = verifier.verify_batch(["Answer: Lisbon"], ["D"], [{"options": shared}])
+    assert again[0].correct
 
 
 def test_constructor_params_change_behaviour():

@@ -42,7 +42,7 @@ class Verifier(abc.ABC):
         references: Sequence[Any],
         contexts: Sequence[Mapping[str, Any] | None] | None = None,
     ) -> list[Verdict]:
-        contexts = _check_batch(completions, references, contexts)
+        contexts = check_batch(completions, references, contexts)
         if len(completions) <= 1 or self.batch_threads <= 1:
             return [self.verify(c, r, **(x or {})) for c, r, x in zip(completions, references, contexts)]
         with ThreadPoolExecutor(max_workers=min(self.batch_threads, len(completions))) as pool:
@@ -59,7 +59,7 @@ class Verifier(abc.ABC):
         self.close()
 
 
-def _check_batch(
+def check_batch(
     completions: Sequence[Any],
     references: Sequence[Any],
     contexts: Sequence[Mapping[str, Any] | None] | None,

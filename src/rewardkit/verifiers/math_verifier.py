@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from rewardkit._errors import ConfigError
-from rewardkit.verifiers.base import Verifier, _check_batch, as_text
+from rewardkit.verifiers.base import Verifier, check_batch, as_text
 from rewardkit.verifiers.math_compare import Judgement, normalize, split_values
 from rewardkit.verifiers.math_extract import EXTRACTION_MODES, LENIENT, ExtractedAnswer, extract_answer
 from rewardkit.verifiers.math_reference import reference_text
@@ -108,7 +108,7 @@ class MathVerifier(Verifier):
         references: Sequence[Any],
         contexts: Sequence[Mapping[str, Any] | None] | None = None,
     ) -> list[Verdict]:
-        _check_batch(completions, references, contexts)
+        check_batch(completions, references, contexts)
         verdicts: list[Verdict | None] = []
         pending: list[tuple[int, ExtractedAnswer, str]] = []
         for i, (completion, reference) in enumerate(zip(completions, references)):

@@ -27,7 +27,7 @@ from typing import Any, NoReturn
 
 from rewardkit._errors import ConfigError, VerifierError
 from rewardkit.profiling import stage
-from rewardkit.verifiers.base import Verifier
+from rewardkit.verifiers.base import Verifier, check_batch
 from rewardkit.verifiers.mcq_extract import (
     SPAN_CHARS,
     Choice,
@@ -37,7 +37,7 @@ from rewardkit.verifiers.mcq_extract import (
     final_line,
     find_candidates,
 )
-from rewardkit.verifiers.verdict import HEDGED, INVALID_REFERENCE, NO_ANSWER, OK, Verdict
+from rewardkit.verifiers.verdict import ERROR, HEDGED, INVALID_REFERENCE, NO_ANSWER, OK, Verdict
 
 INVALID_OPTION = "invalid_option"
 OPTION_MISMATCH = "option_mismatch"
@@ -122,10 +122,42 @@ class MCQVerifier(Verifier):
     ) -> None:
         self.config = MCQConfig(letters, max_options, max_chars, lowercase, match_option_text)
 
+    def verify_batch(
+        self,
+        completions: Sequence[Any],
+        references: Sequence[Any],
+        contexts: Sequence[Mapping[str, Any] | None] | None = None,
+    ) -> list[Verdict]:
+        """The batch inline, reading each distinct option list once (a GRPO group shares one)."""
+        contexts = check_batch(completions, references, contexts)
+        prepared: dict[int, tuple[Any, Options, str, ChoiceReader]] = {}
+        verdicts = []
+        for completion, reference, context in zip(completions, references, contexts):
+            try:
+                context = context or {}
+                raw = context.get("options", context.get("choices"))
+                labelled = "labels" in context  # the labels change how the same list reads: not shared
+                setting = None if labelled else prepared.get(id(raw))
+                if setting is None or setting[0] is not raw:
+                    setting = (raw, *self._setting(context))
+                    if not labelled:
+                        prepared[id(raw)] = setting
+                verdicts.append(self._judge(completion, reference, *setting[1:]))
+            except VerifierError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - one bad sample must not crash a training batch
+                verdicts.append(Verdict.fail(ERROR, error=f"{type(exc).__name__}: {exc}"))
+        return verdicts
+
     def _verify(self, completion: Any, reference: Any, **context: Any) -> Verdict:
+        return self._judge(completion, reference, *self._setting(context))
+
+    def _setting(self, context: Mapping[str, Any]) -> tuple[Options, str, ChoiceReader]:
         options = self._options(context)
         valid = self.config.letters[: len(options.texts) if options.texts else self.config.default_options]
-        reader = _reader(valid, options, self.config)
+        return options, valid, _reader(valid, options, self.config)
+
+    def _judge(self, completion: Any, reference: Any, options: Options, valid: str, reader: ChoiceReader) -> Verdict:
         gold = self._gold(reference, reader, options.digit_labels)
         if gold is None:
             return Verdict.fail(INVALID_REFERENCE, reference=str(reference)[:200], valid_letters=valid)
