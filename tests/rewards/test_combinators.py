@@ -142,6 +142,40 @@ def test_where_on_a_missing_column_names_it():
         reward(completions=["x"], answer=["1"])
 
 
+def _code_term():
+    return rk.build_reward({"combine": "sum", "terms": [{"reward": "length_reward", "where": {"task": "code"}}]})
+
+
+def test_where_stays_quiet_while_a_mixed_dataset_has_not_shown_its_rows_yet(recwarn):
+    reward = _code_term()
+    for _ in range(3):  # small batches of a mixed dataset that happen to hold no code row
+        assert reward(completions=["a", "b"], task=["math", "mcq"]) == [None, None]
+    assert reward(completions=["abc"] * 300, task=["code"] * 300)[0] == 3.0
+    for _ in range(300):
+        reward(completions=["a"], task=["math"])
+    assert not [w for w in recwarn.list if "never applies" in str(w.message)]
+
+
+def test_where_warns_after_many_rows_without_a_match():
+    reward = _code_term()
+    with pytest.warns(UserWarning, match=r"no row of the first 2\d\d matched.*'task' had 'math', 'mcq'") as caught:
+        for _ in range(200):
+            reward(completions=["a", "b"], task=["math", "mcq"])
+    assert len([w for w in caught.list if "never applies" in str(w.message)]) == 1  # warned once
+
+
+@pytest.mark.parametrize("column", [["Code", "math"], [" code ", "math"], ["CODE"]])
+def test_where_warns_at_once_on_a_value_that_differs_only_in_case_or_spaces(column):
+    with pytest.warns(UserWarning, match="only in case, spaces or type"):
+        _code_term()(completions=["a"] * len(column), task=column)
+
+
+def test_where_warns_at_once_on_a_value_of_another_type():
+    reward = rk.build_reward({"reward": "length_reward", "where": {"split": 1}})
+    with pytest.warns(UserWarning, match="only in case, spaces or type.*'1'"):
+        assert reward(completions=["a"], split=["1"]) == [None]
+
+
 def test_nan_from_a_term_becomes_none():
     reward = rk.build_reward({"combine": "product", "terms": [term("a")]})
     assert reward(completions=["c"], a=[math.nan]) == [None]

@@ -234,9 +234,14 @@ class Where(Reward):
 
     ``conditions`` maps a column to a value or a list of accepted values, e.g. ``{"task": "math"}``.
     The inner reward only sees the matching rows, so a mixed dataset costs each verifier only its own rows.
-    A call where no row matches, before any call ever matched, warns once naming the values the column had
-    (``where: {task: Math}`` against a column of ``math`` would otherwise silently switch the term off).
+    Until some row has matched, it warns once naming the values the column had (``where: {task: Math}``
+    against a column of ``math`` would otherwise silently switch the term off): at once when a value the
+    column had differs from an accepted one only in case, spaces or type (``"1"`` for ``1``), else once
+    ``UNMATCHED_ROWS_BEFORE_WARNING`` rows went by without a match (a batch of a mixed dataset may hold
+    none of this term's rows by chance).
     """
+
+    UNMATCHED_ROWS_BEFORE_WARNING = 256
 
     def __init__(self, inner: Reward, conditions: Mapping[str, Any]) -> None:
         super().__init__(inner.name)
@@ -244,17 +249,31 @@ class Where(Reward):
         self.conditions = {k: list(v) if isinstance(v, (list, tuple, set)) else [v] for k, v in conditions.items()}
         self._matched = False
         self._warned = False
+        self._unmatched_rows = 0
+        self._seen: dict[str, set[str]] = {c: set() for c in self.conditions}
 
     def _warn_unmatched(self, batch: Batch) -> None:
         if self._matched or self._warned or not len(batch):
             return
+        self._unmatched_rows += len(batch)
+        near_miss = False
+        for column, accepted in self.conditions.items():
+            wanted = {_loose(a) for a in accepted}
+            for value in batch.columns[column]:
+                seen = self._seen[column]
+                if len(seen) < 10:
+                    seen.add(repr(value))
+                near_miss = near_miss or _loose(value) in wanted
+        if not near_miss and self._unmatched_rows < self.UNMATCHED_ROWS_BEFORE_WARNING:
+            return
         self._warned = True
-        seen = "; ".join(
-            f"{c!r} has {', '.join(sorted({repr(v) for v in batch.columns[c]})[:10])}" for c in self.conditions
+        had = "; ".join(f"{c!r} had {', '.join(sorted(self._seen[c]))}" for c in self.conditions)
+        wanted_text = ", ".join(f"{c} in {accepted!r}" for c, accepted in self.conditions.items())
+        why = "a value differs from an accepted one only in case, spaces or type" if near_miss else (
+            f"no row of the first {self._unmatched_rows} matched"
         )
-        wanted = ", ".join(f"{c} in {accepted!r}" for c, accepted in self.conditions.items())
         warnings.warn(
-            f"reward {self.name!r} applies where {wanted}, but no row of this batch matched ({seen}); "
+            f"reward {self.name!r} applies where {wanted_text}, but {why} ({had}); "
             f"if no row of the data ever matches, this term never applies (warned once)",
             UserWarning,
             stacklevel=4,
@@ -295,6 +314,11 @@ class Where(Reward):
 
     def close(self) -> None:
         self.inner.close()
+
+
+def _loose(value: Any) -> str:
+    """A column value as compared for the near-miss warning: text, case-folded, without spaces."""
+    return "".join(str(value).split()).casefold()
 
 
 BUILTIN_COMBINATORS: dict[str, type[Combinator]] = {
