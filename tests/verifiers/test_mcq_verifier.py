@@ -76,6 +76,10 @@ ACCEPT = [
     ("reference_as_index", "Answer: B", 1, CAPITALS, True, "ok"),
     ("reference_as_option_text", "Answer: B", "London", CAPITALS, True, "ok"),
     ("reference_parenthesised", "Answer: B", "(B)", CAPITALS, True, "ok"),
+    ("rejected_as_a_trap", "The answer is B. Maybe A is a trap.", "B", CAPITALS, True, "ok"),
+    ("rejected_as_tempting", "The answer is B. Maybe A is tempting, but it fails.", "B", CAPITALS, True, "ok"),
+    ("rejected_as_red_herring", "Answer: B. Or maybe A is a red herring.", "B", CAPITALS, True, "ok"),
+    ("rejected_as_misleading", "The answer is B. Perhaps A is misleading here.", "B", CAPITALS, True, "ok"),
 ]
 
 REJECT = [
@@ -85,6 +89,8 @@ REJECT = [
     ("hedge_either_or", "The answer is either A or C.", "C", CAPITALS, False, "hedged"),
     ("hedge_lowercase_or", "the answer is a or c", "A", CAPITALS, False, "hedged"),
     ("hedge_list", "Answer: A, B, C, D", "B", CAPITALS, False, "hedged"),
+    ("hedge_maybe_right", "The answer is B. Maybe A is right.", "B", CAPITALS, False, "hedged"),
+    ("hedge_trap_word_elsewhere", "The answer is B. Or maybe A is correct; B is a trap.", "B", CAPITALS, False, "hedged"),
     ("hedge_slash", "Answer: B/C", "B", CAPITALS, False, "hedged"),
     ("hedge_run_of_letters", "Answer: ABCD", "B", CAPITALS, False, "hedged"),
     ("hedge_boxed_run", r"\boxed{ABCD}", "B", CAPITALS, False, "hedged"),

@@ -109,7 +109,8 @@ _ALTERNATIVE_WORD = re.compile(  # an alternative must name one of these, not on
 )
 _NEG = (  # no negation later in the sentence
     r"(?![^.;!?\n]{0,60}?(?:\bnot\b|n't\b|\bnever\b|\bwrong\b|\bincorrect\b|\bfalse\b|\bimpossible\b"
-    r"|\bunlikely\b|\beliminat|\bruled\b|\bexclud|\binvalid\b|\bcannot\b))"
+    r"|\bunlikely\b|\beliminat|\bruled\b|\bexclud|\binvalid\b|\bcannot\b"
+    r"|\btraps?\b|\bdistract|\btempt|\bmislead|\bred\sherring|\bdecoy))"  # "Maybe A is a trap"
 )
 # A choice that stands alone: the span ends, or a sentence does ("B C.", "B. Or maybe C?").
 _STANDS_ALONE = re.compile(r"[\s)\]'’]{0,4}(?:$|[.!?;…](?=\s|$)|[,/:]\s{0,3}$)")
