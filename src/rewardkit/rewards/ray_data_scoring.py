@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rewardkit._errors import ConfigError, RewardkitError
+from rewardkit._jsonl import parse_object
 from rewardkit.rewards.batch_scoring import ScoreSummary, SummaryBuilder
 
 RAY_MISSING = "scoring on Ray needs ray, which is not installed: pip install 'rewardkit[ray]'"
@@ -64,12 +65,9 @@ class ScoreBatch:
 
 
 def _parse(line: str) -> dict[str, Any]:
-    try:
-        row = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"input line is not valid JSON ({exc.msg}): {line[:80]!r}") from None
-    if not isinstance(row, dict):
-        raise ConfigError(f"expected a JSON object per line, got {type(row).__name__}: {line[:80]!r}")
+    row, error = parse_object(line)
+    if row is None:
+        raise ConfigError(f"input line {line[:80]!r}: {error}")
     return row
 
 

@@ -6,13 +6,13 @@ a skipped sample names the place in the file, not a position in a batch.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rewardkit._errors import ConfigError
+from rewardkit._jsonl import iter_jsonl
 
 JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
 PARQUET_BATCH_ROWS = 1024
@@ -73,20 +73,8 @@ def count_samples(path: str | Path, split: str | None = None) -> int | None:
 
 
 def _iter_jsonl(path: Path) -> Iterator[Sample]:
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield Sample(where, None, f"not valid JSON ({exc.msg})")
-                continue
-            if not isinstance(row, dict):
-                yield Sample(where, None, f"expected a JSON object per line, got {type(row).__name__}")
-                continue
-            yield Sample(where, row)
+    for line in iter_jsonl(path):
+        yield Sample(line.where, line.row, line.error)
 
 
 def _open_parquet(path: Path) -> Any:
