@@ -18,6 +18,7 @@ from typing import Any
 from rewardkit._errors import ConfigError, RewardkitError
 from rewardkit._jsonl import parse_object
 from rewardkit.rewards.batch_scoring import ScoreSummary, SummaryBuilder
+from rewardkit.rewards.score_output import open_writer, output_format
 
 RAY_MISSING = "scoring on Ray needs ray, which is not installed: pip install 'rewardkit[ray]'"
 JSON_SUFFIXES = (".jsonl", ".json", ".ndjson")
@@ -110,42 +111,6 @@ def open_dataset(ray: Any, path: Path, split: str | None) -> tuple[Any, bool, in
     )
 
 
-class StreamWriter:
-    """Scored rows to ``.jsonl`` (lines as they come) or ``.parquet`` (a row group per batch); or nowhere."""
-
-    def __init__(self, path: str | None) -> None:
-        self.path = Path(path) if path else None
-        self.handle: Any = None
-        self.parquet: Any = None
-        self.schema: Any = None
-        if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            if self.path.suffix.lower() != ".parquet":
-                self.handle = self.path.open("w", encoding="utf-8")
-
-    def write(self, lines: list[str]) -> None:
-        if self.handle is not None:
-            self.handle.write("".join(line + "\n" for line in lines))
-        elif self.path is not None:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-
-            from rewardkit.rewards.score_output import _jsonable_nested
-
-            rows = [_jsonable_nested(json.loads(line)) for line in lines]
-            table = pa.Table.from_pylist(rows, schema=self.schema)
-            if self.parquet is None:
-                self.schema = table.schema
-                self.parquet = pq.ParquetWriter(str(self.path), self.schema)
-            self.parquet.write_table(table)
-
-    def close(self) -> None:
-        if self.handle is not None:
-            self.handle.close()
-        if self.parquet is not None:
-            self.parquet.close()
-
-
 def spec_of(reward_arg: str) -> dict[str, Any]:
     """The spec of a spec file or a registered reward's name, checked by building it once on the driver."""
     import rewardkit as rk
@@ -174,6 +139,8 @@ def score_stream(
     spec = spec_of(reward_arg)
     with rk.build_reward(spec) as local:
         name = local.name
+    if output_path:
+        output_format(output_path)  # an unknown suffix fails before a cluster starts
     started_here = not ray.is_initialized()
     if started_here:
         if address is not None:
@@ -181,7 +148,7 @@ def score_stream(
         else:  # "local": a new cluster even where RAY_ADDRESS or `ray start` points at another one
             ray.init(address="local", num_cpus=num_cpus or os.cpu_count() or 1, include_dashboard=False,
                      log_to_driver=False)
-    writer = StreamWriter(output_path)
+    writer = open_writer(output_path) if output_path else None
     try:
         # Results in input order; set before the dataset is made, since a dataset copies the context.
         ray.data.DataContext.get_current().execution_options.preserve_order = True
@@ -203,7 +170,8 @@ def score_stream(
             columns = batch.to_pydict()
             if columns["error"] and columns["error"][0]:
                 raise ConfigError(columns["error"][0])
-            writer.write(columns["line"])
+            if writer is not None:  # the rows as in-process scoring writes them, by the same writers
+                writer.write([json.loads(line) for line in columns["line"]])
             for extra in columns["scored"]:
                 running.add(json.loads(extra))
             where.add(columns["node_id"], columns["actor_id"], columns["seconds"])
@@ -212,7 +180,8 @@ def score_stream(
         seconds = time.perf_counter() - start
         return name, running.result(seconds), where.report(seconds)
     finally:
-        writer.close()
+        if writer is not None:
+            writer.close()
         if started_here:
             ray.shutdown()
 
