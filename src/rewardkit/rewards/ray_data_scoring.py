@@ -18,10 +18,10 @@ from typing import Any
 from rewardkit._errors import ConfigError, RewardkitError
 from rewardkit._jsonl import parse_object
 from rewardkit.rewards.batch_scoring import ScoreSummary, SummaryBuilder
+from rewardkit.rewards.score_io import count_samples, input_format, open_parquet, open_saved_dataset
 from rewardkit.rewards.score_output import open_writer, output_format
 
 RAY_MISSING = "scoring on Ray needs ray, which is not installed: pip install 'rewardkit[ray]'"
-JSON_SUFFIXES = (".jsonl", ".json", ".ndjson")
 # Reading is light next to scoring: read tasks reserve no CPU, so an actor pool that holds every CPU of the
 # cluster cannot starve them (which would stall the whole pipeline).
 READ_ARGS: dict[str, Any] = {"num_cpus": 0}
@@ -74,41 +74,17 @@ def _parse(line: str) -> dict[str, Any]:
 
 def open_dataset(ray: Any, path: Path, split: str | None) -> tuple[Any, bool, int | None]:
     """The input as a Ray Dataset, whether its rows are JSON text lines, and its row count where cheap."""
-    if not path.exists():
-        raise ConfigError(f"input {str(path)!r} does not exist")
-    if path.is_dir():
-        try:
-            import datasets
-        except ImportError:
-            raise ConfigError(
-                f"{str(path)!r} is a directory, read as a saved `datasets` dataset, but `datasets` is not "
-                f"installed: pip install datasets (or pip install 'rewardkit[train]')"
-            ) from None
-
-        loaded = datasets.load_from_disk(str(path))
-        if isinstance(loaded, datasets.DatasetDict):
-            names = list(loaded)
-            chosen = split or ("train" if "train" in loaded else names[0] if len(names) == 1 else None)
-            if chosen not in loaded:
-                raise ConfigError(f"{str(path)!r} holds splits {', '.join(names)}; pick one with --split")
-            loaded = loaded[chosen]
+    kind = input_format(path)  # the formats, and their errors, of in-process scoring
+    if kind == "dataset":
+        loaded = open_saved_dataset(path, split)
         # The memory-mapped Arrow table goes to the object store in blocks (from_huggingface would ask the Hub).
         table = loaded.data.table
         blocks = [table.slice(start, DATASET_BLOCK_ROWS) for start in range(0, max(1, len(table)), DATASET_BLOCK_ROWS)]
         return ray.data.from_arrow(blocks), False, len(loaded)
-    suffix = path.suffix.lower()
-    if suffix == ".parquet":
-        import pyarrow.parquet as pq
-
-        return ray.data.read_parquet(str(path.resolve()), **READ_ARGS), False, pq.ParquetFile(path).metadata.num_rows
-    if suffix in JSON_SUFFIXES:
-        with path.open("rb") as handle:
-            count = sum(1 for line in handle if line.strip())
-        return ray.data.read_text(str(path.resolve()), **READ_ARGS), True, count
-    raise ConfigError(
-        f"input {str(path)!r}: unknown format {suffix or '(no suffix)'}; expected .jsonl, .parquet, "
-        f"or a directory saved with datasets' save_to_disk"
-    )
+    if kind == "parquet":
+        rows = open_parquet(path).metadata.num_rows
+        return ray.data.read_parquet(str(path.resolve()), **READ_ARGS), False, rows
+    return ray.data.read_text(str(path.resolve()), **READ_ARGS), True, count_samples(path)
 
 
 def spec_of(reward_arg: str) -> dict[str, Any]:
