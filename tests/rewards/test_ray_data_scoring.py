@@ -113,11 +113,13 @@ def test_saved_dataset_split_errors_as_in_process(ray, files, tmp_path, ci_requi
         return
     spec, _, _ = files
     one = {"completion": "x", "answer": "1", "task": "math"}
-    datasets.DatasetDict({n: datasets.Dataset.from_list([one]) for n in "ab"}).save_to_disk(str(tmp_path / "dd"))
+    splits = datasets.DatasetDict({n: datasets.Dataset.from_list([one]) for n in "ab"})
+    splits.save_to_disk(str(tmp_path / "dd"))
     datasets.Dataset.from_list([one]).save_to_disk(str(tmp_path / "single"))
-    for path, split, message in ((tmp_path / "dd", None, "holds splits a, b; pick one with --split"),
-                                 (tmp_path / "dd", "c", r"holds splits a, b; pick one with --split \(no split 'c'\)"),
-                                 (tmp_path / "single", "a", "is a single Dataset, not a DatasetDict")):
+    cases = ((tmp_path / "dd", None, "holds splits a, b; pick one with --split"),
+             (tmp_path / "dd", "c", r"holds splits a, b; pick one with --split \(no split 'c'\)"),
+             (tmp_path / "single", "a", "is a single Dataset, not a DatasetDict"))
+    for path, split, message in cases:
         with pytest.raises(ConfigError, match=message):
             iter_samples(path, split)
         with pytest.raises(ConfigError, match=message):
