@@ -9,7 +9,6 @@ memory does not grow with the input. Output rows are exactly those of in-process
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -18,10 +17,10 @@ from typing import Any
 from rewardkit._errors import ConfigError, RewardkitError
 from rewardkit._jsonl import parse_object
 from rewardkit.rewards.batch_scoring import ScoreSummary, SummaryBuilder
+from rewardkit.rewards.ray_scoring import RAY_MISSING, resolve_spec, start_ray
 from rewardkit.rewards.score_io import count_samples, input_format, open_parquet, open_saved_dataset
 from rewardkit.rewards.score_output import open_writer, output_format
 
-RAY_MISSING = "scoring on Ray needs ray, which is not installed: pip install 'rewardkit[ray]'"
 # Reading is light next to scoring: read tasks reserve no CPU, so an actor pool that holds every CPU of the
 # cluster cannot starve them (which would stall the whole pipeline).
 READ_ARGS: dict[str, Any] = {"num_cpus": 0}
@@ -89,13 +88,9 @@ def open_dataset(ray: Any, path: Path, split: str | None) -> tuple[Any, bool, in
 
 def spec_of(reward_arg: str) -> dict[str, Any]:
     """The spec of a spec file or a registered reward's name, checked by building it once on the driver."""
-    import rewardkit as rk
     from rewardkit.rewards.score_command import is_spec_path
-    from rewardkit.rewards.spec import load_spec
 
-    data = dict(load_spec(reward_arg)) if is_spec_path(reward_arg) else {"reward": reward_arg}
-    rk.build_reward(data).close()
-    return data
+    return resolve_spec(reward_arg if is_spec_path(reward_arg) else {"reward": reward_arg})
 
 
 def score_stream(
@@ -117,13 +112,7 @@ def score_stream(
         name = local.name
     if output_path:
         output_format(output_path)  # an unknown suffix fails before a cluster starts
-    started_here = not ray.is_initialized()
-    if started_here:
-        if address is not None:
-            ray.init(address=address, log_to_driver=False)
-        else:  # "local": a new cluster even where RAY_ADDRESS or `ray start` points at another one
-            ray.init(address="local", num_cpus=num_cpus or os.cpu_count() or 1, include_dashboard=False,
-                     log_to_driver=False)
+    started_here = start_ray(ray, address, num_cpus)
     writer = open_writer(output_path) if output_path else None
     try:
         # Results in input order; set before the dataset is made, since a dataset copies the context.
