@@ -30,9 +30,8 @@ class CodeConfig(Limits):
     """Settings of the code verifier: the sandbox :class:`Limits` of one run, plus how tests are judged.
 
     Times in seconds, sizes in bytes; ``workers`` runs at once. Two limits default differently from a bare
-    ``Limits``: ``cpu_time`` None means "the same as ``wall_time``", and ``max_processes`` is 16, not 64 (the
-    harness needs 2 and a test program a few; ``workers`` runs go at once, so a fork bomb stays small).
-    Use :meth:`limits` for what the sandbox gets.
+    ``Limits``: ``cpu_time`` None means "the same as ``wall_time``", and ``max_processes`` is 16, not 64, so
+    a run without a cgroup holds at most 16 x 512 MB of address space. :meth:`limits` is what the sandbox gets.
     """
 
     cpu_time: float | None = None  # type: ignore[assignment]  # None: wall_time (resolved by limits())
