@@ -31,7 +31,7 @@ class CodeConfig(Limits):
 
     Times in seconds, sizes in bytes; ``workers`` runs at once. Two limits default differently from a bare
     ``Limits``: ``cpu_time`` None means "the same as ``wall_time``", and ``max_processes`` is 16, not 64, so
-    a run without a cgroup holds at most 16 x 512 MB of address space. :meth:`limits` is what the sandbox gets.
+    a run without a cgroup holds at most 16 x 512 MB of address space. The sandbox gets :meth:`limits`.
     """
 
     cpu_time: float | None = None  # type: ignore[assignment]  # None: wall_time (resolved by limits())
