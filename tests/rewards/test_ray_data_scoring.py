@@ -88,3 +88,39 @@ def test_bad_inputs_are_clear_errors(ray, files, tmp_path):
     (tmp_path / "bad.jsonl").write_text(json.dumps({"text": "no completion", "answer": "1", "task": "math"}) + "\n")
     with pytest.raises(ConfigError, match="no 'completion' field"):  # raised in an actor, re-raised as itself
         score_stream(str(spec), str(tmp_path / "bad.jsonl"), None)
+
+
+def test_csv_output_and_bad_output_suffix_as_in_process(ray, files, tmp_path):
+    spec, data, _ = files
+    score("-r", str(spec), "-i", str(data), "-o", str(tmp_path / "local.csv"))
+    score("-r", str(spec), "-i", str(data), "-o", str(tmp_path / "ray.csv"), "--ray", "--batch-size", "8")
+    assert (tmp_path / "ray.csv").read_bytes() == (tmp_path / "local.csv").read_bytes()
+    from rewardkit.rewards.ray_data_scoring import score_stream
+
+    with pytest.raises(ConfigError, match="output .*out.txt.*: unknown format .txt"):
+        score_stream(str(spec), str(data), str(tmp_path / "out.txt"))
+    assert not (tmp_path / "out.txt").exists()
+
+
+def test_saved_dataset_split_errors_as_in_process(ray, files, tmp_path, ci_require):
+    from rewardkit.rewards.ray_data_scoring import score_stream
+    from rewardkit.rewards.score_io import iter_samples
+
+    try:
+        import datasets
+    except ImportError:
+        ci_require(False, "datasets (train extra) for saved-dataset input")
+        return
+    spec, _, _ = files
+    one = {"completion": "x", "answer": "1", "task": "math"}
+    splits = datasets.DatasetDict({n: datasets.Dataset.from_list([one]) for n in "ab"})
+    splits.save_to_disk(str(tmp_path / "dd"))
+    datasets.Dataset.from_list([one]).save_to_disk(str(tmp_path / "single"))
+    cases = ((tmp_path / "dd", None, "holds splits a, b; pick one with --split"),
+             (tmp_path / "dd", "c", r"holds splits a, b; pick one with --split \(no split 'c'\)"),
+             (tmp_path / "single", "a", "is a single Dataset, not a DatasetDict"))
+    for path, split, message in cases:
+        with pytest.raises(ConfigError, match=message):
+            iter_samples(path, split)
+        with pytest.raises(ConfigError, match=message):
+            score_stream(str(spec), str(path), None, split=split)

@@ -220,6 +220,27 @@ def test_bad_settings_name_the_field() -> None:
         rk.get_verifier("code", tolerance="loose")
 
 
+def test_settings_are_the_sandbox_limits_with_the_verifiers_own_defaults() -> None:
+    from dataclasses import fields
+
+    from rewardkit.verifiers.code_verifier import CodeConfig
+
+    assert {f.name: f.default for f in fields(CodeConfig)} == {
+        "wall_time": 10.0, "cpu_time": None, "memory_bytes": 512 << 20, "max_processes": 16,
+        "max_output_bytes": 1 << 20, "max_file_bytes": 16 << 20, "max_open_files": 256,
+        "max_scratch_bytes": 64 << 20, "call_timeout": 3.0, "tolerance": "auto", "workers": None}
+    assert CodeConfig().limits() == Limits(max_processes=16)
+    assert type(CodeConfig().limits()) is Limits
+    assert CodeConfig(wall_time=5, max_open_files=64).limits() == Limits(
+        wall_time=5.0, cpu_time=5.0, max_processes=16, max_open_files=64)
+    assert CodeConfig(wall_time=5, cpu_time=2).limits().cpu_time == 2.0
+    with pytest.raises(rk.ConfigError, match="max_processes must be >= 4"):
+        rk.get_verifier("code", max_processes=3)
+    with pytest.raises(rk.ConfigError, match=r"spec.params.max_processes: expected an integer"):
+        rk.build_reward({"reward": "code_pass_rate", "params": {"max_processes": "16"}})
+    rk.build_reward({"reward": "code_pass_rate", "params": {"cpu_time": None, "max_processes": 8}}).close()
+
+
 # -- batches and cleanup --------------------------------------------------------------------------
 
 def _processes_of(sandbox) -> list[int]:

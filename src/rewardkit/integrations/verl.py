@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from rewardkit._config_file import load_mapping
 from rewardkit._errors import ConfigError
 from rewardkit.rewards.base import Reward, guarded_score
 from rewardkit.rewards.batch import Batch
@@ -63,7 +64,7 @@ def configure(routes: Mapping[str, Any] | str | Path, *, details: bool | None = 
     base = Path(".")
     if isinstance(routes, (str, Path)):
         base = Path(routes).resolve().parent
-        routes = _load_mapping(Path(routes))
+        routes = load_mapping(routes, "verl: routes file", "a mapping of data_source to spec")
     if not isinstance(routes, Mapping) or not routes:
         raise ConfigError(f"verl: routes must be a non-empty mapping of data_source to spec, got {routes!r}")
     reset()
@@ -210,20 +211,6 @@ def _want_details() -> bool:
     if _details is not None:
         return _details
     return os.environ.get(DETAILS_ENV, "").strip().lower() in ("1", "true", "yes")
-
-
-def _load_mapping(path: Path) -> Mapping[str, Any]:
-    import yaml
-
-    if not path.is_file():
-        raise ConfigError(f"verl: routes file {str(path)!r} does not exist")
-    try:
-        data = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"verl: routes file {str(path)!r} is not valid YAML/JSON: {exc}") from None
-    if not isinstance(data, Mapping):
-        raise ConfigError(f"verl: routes file {str(path)!r} must hold a mapping of data_source to spec")
-    return data
 
 
 def _build(spec: Any, where: str) -> Reward:

@@ -9,17 +9,18 @@ memory does not grow with the input. Output rows are exactly those of in-process
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from rewardkit._errors import ConfigError, RewardkitError
+from rewardkit._jsonl import parse_object
 from rewardkit.rewards.batch_scoring import ScoreSummary, SummaryBuilder
+from rewardkit.rewards.ray_scoring import RAY_MISSING, resolve_spec, start_ray
+from rewardkit.rewards.score_io import count_samples, input_format, open_parquet, open_saved_dataset
+from rewardkit.rewards.score_output import open_writer, output_format
 
-RAY_MISSING = "scoring on Ray needs ray, which is not installed: pip install 'rewardkit[ray]'"
-JSON_SUFFIXES = (".jsonl", ".json", ".ndjson")
 # Reading is light next to scoring: read tasks reserve no CPU, so an actor pool that holds every CPU of the
 # cluster cannot starve them (which would stall the whole pipeline).
 READ_ARGS: dict[str, Any] = {"num_cpus": 0}
@@ -64,99 +65,32 @@ class ScoreBatch:
 
 
 def _parse(line: str) -> dict[str, Any]:
-    try:
-        row = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"input line is not valid JSON ({exc.msg}): {line[:80]!r}") from None
-    if not isinstance(row, dict):
-        raise ConfigError(f"expected a JSON object per line, got {type(row).__name__}: {line[:80]!r}")
+    row, error = parse_object(line)
+    if row is None:
+        raise ConfigError(f"input line {line[:80]!r}: {error}")
     return row
 
 
 def open_dataset(ray: Any, path: Path, split: str | None) -> tuple[Any, bool, int | None]:
     """The input as a Ray Dataset, whether its rows are JSON text lines, and its row count where cheap."""
-    if not path.exists():
-        raise ConfigError(f"input {str(path)!r} does not exist")
-    if path.is_dir():
-        try:
-            import datasets
-        except ImportError:
-            raise ConfigError(
-                f"{str(path)!r} is a directory, read as a saved `datasets` dataset, but `datasets` is not "
-                f"installed: pip install datasets (or pip install 'rewardkit[train]')"
-            ) from None
-
-        loaded = datasets.load_from_disk(str(path))
-        if isinstance(loaded, datasets.DatasetDict):
-            names = list(loaded)
-            chosen = split or ("train" if "train" in loaded else names[0] if len(names) == 1 else None)
-            if chosen not in loaded:
-                raise ConfigError(f"{str(path)!r} holds splits {', '.join(names)}; pick one with --split")
-            loaded = loaded[chosen]
+    kind = input_format(path)  # the formats, and their errors, of in-process scoring
+    if kind == "dataset":
+        loaded = open_saved_dataset(path, split)
         # The memory-mapped Arrow table goes to the object store in blocks (from_huggingface would ask the Hub).
         table = loaded.data.table
         blocks = [table.slice(start, DATASET_BLOCK_ROWS) for start in range(0, max(1, len(table)), DATASET_BLOCK_ROWS)]
         return ray.data.from_arrow(blocks), False, len(loaded)
-    suffix = path.suffix.lower()
-    if suffix == ".parquet":
-        import pyarrow.parquet as pq
-
-        return ray.data.read_parquet(str(path.resolve()), **READ_ARGS), False, pq.ParquetFile(path).metadata.num_rows
-    if suffix in JSON_SUFFIXES:
-        with path.open("rb") as handle:
-            count = sum(1 for line in handle if line.strip())
-        return ray.data.read_text(str(path.resolve()), **READ_ARGS), True, count
-    raise ConfigError(
-        f"input {str(path)!r}: unknown format {suffix or '(no suffix)'}; expected .jsonl, .parquet, "
-        f"or a directory saved with datasets' save_to_disk"
-    )
-
-
-class StreamWriter:
-    """Scored rows to ``.jsonl`` (lines as they come) or ``.parquet`` (a row group per batch); or nowhere."""
-
-    def __init__(self, path: str | None) -> None:
-        self.path = Path(path) if path else None
-        self.handle: Any = None
-        self.parquet: Any = None
-        self.schema: Any = None
-        if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            if self.path.suffix.lower() != ".parquet":
-                self.handle = self.path.open("w", encoding="utf-8")
-
-    def write(self, lines: list[str]) -> None:
-        if self.handle is not None:
-            self.handle.write("".join(line + "\n" for line in lines))
-        elif self.path is not None:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-
-            from rewardkit.rewards.score_output import _jsonable_nested
-
-            rows = [_jsonable_nested(json.loads(line)) for line in lines]
-            table = pa.Table.from_pylist(rows, schema=self.schema)
-            if self.parquet is None:
-                self.schema = table.schema
-                self.parquet = pq.ParquetWriter(str(self.path), self.schema)
-            self.parquet.write_table(table)
-
-    def close(self) -> None:
-        if self.handle is not None:
-            self.handle.close()
-        if self.parquet is not None:
-            self.parquet.close()
+    if kind == "parquet":
+        rows = open_parquet(path).metadata.num_rows
+        return ray.data.read_parquet(str(path.resolve()), **READ_ARGS), False, rows
+    return ray.data.read_text(str(path.resolve()), **READ_ARGS), True, count_samples(path)
 
 
 def spec_of(reward_arg: str) -> dict[str, Any]:
     """The spec of a spec file or a registered reward's name, checked by building it once on the driver."""
-    import rewardkit as rk
     from rewardkit.rewards.score_command import is_spec_path
-    from rewardkit.rewards.spec import load_spec
 
-    data = dict(load_spec(reward_arg)) if is_spec_path(reward_arg) else {"reward": reward_arg}
-    rk.build_reward(data).close()
-    return data
+    return resolve_spec(reward_arg if is_spec_path(reward_arg) else {"reward": reward_arg})
 
 
 def score_stream(
@@ -176,14 +110,10 @@ def score_stream(
     spec = spec_of(reward_arg)
     with rk.build_reward(spec) as local:
         name = local.name
-    started_here = not ray.is_initialized()
-    if started_here:
-        if address is not None:
-            ray.init(address=address, log_to_driver=False)
-        else:  # "local": a new cluster even where RAY_ADDRESS or `ray start` points at another one
-            ray.init(address="local", num_cpus=num_cpus or os.cpu_count() or 1, include_dashboard=False,
-                     log_to_driver=False)
-    writer = StreamWriter(output_path)
+    if output_path:
+        output_format(output_path)  # an unknown suffix fails before a cluster starts
+    started_here = start_ray(ray, address, num_cpus)
+    writer = open_writer(output_path) if output_path else None
     try:
         # Results in input order; set before the dataset is made, since a dataset copies the context.
         ray.data.DataContext.get_current().execution_options.preserve_order = True
@@ -205,7 +135,8 @@ def score_stream(
             columns = batch.to_pydict()
             if columns["error"] and columns["error"][0]:
                 raise ConfigError(columns["error"][0])
-            writer.write(columns["line"])
+            if writer is not None:  # the rows as in-process scoring writes them, by the same writers
+                writer.write([json.loads(line) for line in columns["line"]])
             for extra in columns["scored"]:
                 running.add(json.loads(extra))
             where.add(columns["node_id"], columns["actor_id"], columns["seconds"])
@@ -214,7 +145,8 @@ def score_stream(
         seconds = time.perf_counter() - start
         return name, running.result(seconds), where.report(seconds)
     finally:
-        writer.close()
+        if writer is not None:
+            writer.close()
         if started_here:
             ray.shutdown()
 

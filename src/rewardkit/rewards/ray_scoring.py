@@ -30,6 +30,19 @@ def resolve_spec(spec: Mapping[str, Any] | str | Path) -> dict[str, Any]:
     return data
 
 
+def start_ray(ray: Any, address: str | None, num_cpus: int | None) -> bool:
+    """Join the cluster at ``address``, or start a local one of ``num_cpus`` CPUs (default: all), unless Ray
+    is up already; True when this call started it (the caller shuts it down when done)."""
+    if ray.is_initialized():
+        return False
+    if address is not None:
+        ray.init(address=address, log_to_driver=False)
+    else:  # "local": a new cluster even where RAY_ADDRESS or `ray start` points at another one
+        ray.init(address="local", num_cpus=num_cpus or os.cpu_count() or 1, include_dashboard=False,
+                 log_to_driver=False)
+    return True
+
+
 def split_shards(rows: Sequence[dict[str, Any]], shards: int) -> list[list[dict[str, Any]]]:
     """``rows`` in ``shards`` contiguous pieces of near-equal size (no empty piece), in order."""
     if shards < 1:
@@ -87,14 +100,7 @@ def score_on_ray(
     from rewardkit.rewards.batch_scoring import _batch_of, scored_row
     from rewardkit.rewards.ray_executor import _chunk, merge
 
-    started_here = not ray.is_initialized()
-    if started_here:
-        if address is not None:
-            ray.init(address=address, log_to_driver=False)
-        else:
-            # "local": a new cluster even where RAY_ADDRESS or `ray start` points at another one.
-            ray.init(address="local", num_cpus=num_cpus or os.cpu_count() or 1, include_dashboard=False,
-                     log_to_driver=False)
+    started_here = start_ray(ray, address, num_cpus)
     try:
         from rewardkit.rewards.ray_fleet import ActorFleet, FleetOptions
 

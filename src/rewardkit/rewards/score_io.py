@@ -6,13 +6,13 @@ a skipped sample names the place in the file, not a position in a batch.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rewardkit._errors import ConfigError
+from rewardkit._jsonl import iter_jsonl
 
 JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
 PARQUET_BATCH_ROWS = 1024
@@ -33,15 +33,25 @@ def iter_samples(path: str | Path, split: str | None = None) -> Iterator[Sample]
     DatasetDict). A line that is not a JSON object comes as a Sample with ``error`` set. Format errors
     (missing file, unknown suffix, a ``split`` that does not exist) raise before the first row."""
     path = Path(path)
+    kind = input_format(path)
+    if kind == "dataset":
+        return _iter_saved_dataset(path, open_saved_dataset(path, split))
+    if kind == "parquet":
+        return _iter_parquet(path, open_parquet(path))
+    return _iter_jsonl(path)
+
+
+def input_format(path: Path) -> str:
+    """``dataset`` (a ``save_to_disk`` directory), ``parquet`` or ``jsonl``; ConfigError for anything else."""
     if not path.exists():
         raise ConfigError(f"input {str(path)!r} does not exist")
     if path.is_dir():
-        return _iter_saved_dataset(path, _open_saved_dataset(path, split))
+        return "dataset"
     suffix = path.suffix.lower()
     if suffix == ".parquet":
-        return _iter_parquet(path, _open_parquet(path))
+        return "parquet"
     if suffix in JSONL_SUFFIXES:
-        return _iter_jsonl(path)
+        return "jsonl"
     raise ConfigError(
         f"input {str(path)!r}: unknown format {suffix or '(no suffix)'}; expected .jsonl, .parquet, "
         f"or a directory saved with datasets' save_to_disk"
@@ -63,9 +73,9 @@ def count_samples(path: str | Path, split: str | None = None) -> int | None:
     path = Path(path)
     try:
         if path.is_dir():
-            return len(_open_saved_dataset(path, split))
+            return len(open_saved_dataset(path, split))
         if path.suffix.lower() == ".parquet":
-            return _open_parquet(path).metadata.num_rows
+            return open_parquet(path).metadata.num_rows
         with path.open("rb") as handle:
             return sum(1 for line in handle if line.strip())
     except (ConfigError, OSError):
@@ -73,23 +83,11 @@ def count_samples(path: str | Path, split: str | None = None) -> int | None:
 
 
 def _iter_jsonl(path: Path) -> Iterator[Sample]:
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield Sample(where, None, f"not valid JSON ({exc.msg})")
-                continue
-            if not isinstance(row, dict):
-                yield Sample(where, None, f"expected a JSON object per line, got {type(row).__name__}")
-                continue
-            yield Sample(where, row)
+    for line in iter_jsonl(path):
+        yield Sample(line.where, line.row, line.error)
 
 
-def _open_parquet(path: Path) -> Any:
+def open_parquet(path: Path) -> Any:
     try:
         import pyarrow.parquet as pq
     except ImportError:
@@ -112,7 +110,7 @@ def _iter_parquet(path: Path, parquet: Any) -> Iterator[Sample]:
             yield Sample(f"{path} row {number}", row)
 
 
-def _open_saved_dataset(path: Path, split: str | None) -> Any:
+def open_saved_dataset(path: Path, split: str | None) -> Any:
     try:
         import datasets
     except ImportError:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from rewardkit._errors import ConfigError
+from rewardkit._jsonl import iter_jsonl
 from rewardkit.rewards.score_io import JSONL_SUFFIXES
 
 SCORE_FIELDS = ("reward", "components", "status", "extracted", "verdicts")
@@ -169,15 +170,12 @@ def _after_last_newline(handle: Any, end: int, block: int = 1 << 16) -> int:
 
 
 def _read_existing(path: Path) -> Iterator[dict[str, Any]]:
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                raise ConfigError(f"--resume: {path}:{number} is not a scored row (not valid JSON)") from None
-            if not isinstance(row, dict) or "reward" not in row:
-                raise ConfigError(f"--resume: {path}:{number} is not a scored row (no 'reward' field)")
-            yield row
+    for line in iter_jsonl(path):
+        if line.row is None:
+            raise ConfigError(f"--resume: {line.where} is not a scored row ({line.error})")
+        if "reward" not in line.row:
+            raise ConfigError(f"--resume: {line.where} is not a scored row (no 'reward' field)")
+        yield line.row
 
 
 def same_input(scored: dict[str, Any], row: dict[str, Any]) -> str | None:

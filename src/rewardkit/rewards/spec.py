@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from rewardkit._config_file import load_mapping
 from rewardkit._errors import ConfigError
 from rewardkit._param_types import ParamValueError, check_values
 from rewardkit.plugins.registry import Registries
@@ -146,18 +147,7 @@ def load_spec(source: Any) -> Mapping[str, Any]:
     if isinstance(source, Mapping):
         return source
     if isinstance(source, (str, Path)):
-        path = Path(source)
-        if not path.is_file():
-            raise ConfigError(f"reward spec file {str(path)!r} does not exist")
-        import yaml
-
-        try:
-            data = yaml.safe_load(path.read_text())
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"reward spec {str(path)!r} is not valid YAML/JSON: {exc}") from None
-        if not isinstance(data, Mapping):
-            raise ConfigError(f"reward spec {str(path)!r} must hold a mapping, got {type(data).__name__}")
-        return data
+        return load_mapping(source, "reward spec file")
     raise ConfigError(f"a reward spec must be a dict or a path to a YAML/JSON file, got {type(source).__name__}")
 
 

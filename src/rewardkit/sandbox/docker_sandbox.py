@@ -28,18 +28,11 @@ from rewardkit._errors import ConfigError, SandboxError
 from rewardkit.sandbox.base import Limits, RunResult, Sandbox
 from rewardkit.sandbox.docker_pool import ContainerPool, ContainerSpec, Slot
 from rewardkit.sandbox.image_build import DEFAULT_IMAGE, docker_client
+from rewardkit.sandbox.run_checks import check_run, clean_env, ran_out_of_memory
 
 SCRATCH_DIR = "/tmp/run"
 # The whole environment a program sees (the same as the local backend's): nothing inherited.
-CLEAN_ENV = {
-    "PATH": "/usr/local/bin:/usr/bin:/bin",
-    "TMPDIR": SCRATCH_DIR,
-    "LANG": "C.UTF-8",
-    "LC_ALL": "C.UTF-8",
-    "PYTHONDONTWRITEBYTECODE": "1",
-    "PYTHONIOENCODING": "utf-8",
-}
-MEMORY_MARKERS = (b"MemoryError", b"Cannot allocate memory", b"std::bad_alloc", b"out of memory")
+CLEAN_ENV = clean_env("/usr/local/bin:/usr/bin:/bin", SCRATCH_DIR)
 # Seconds the host waits beyond the wall-clock limit for the supervisor's answer before it gives up.
 ANSWER_GRACE = 30.0
 
@@ -122,10 +115,7 @@ class DockerSandbox(Sandbox):
         limits: Limits | None = None,
         collect: Sequence[str] = (),
     ) -> RunResult:
-        if self._closed:
-            raise SandboxError("docker sandbox is closed")
-        if not command:
-            raise SandboxError("docker sandbox: empty command")
+        check_run("docker", self._closed, command, [*files, *collect])
         limits = limits or self.limits
         request = {
             "command": [str(part) for part in command],
@@ -136,7 +126,6 @@ class DockerSandbox(Sandbox):
             "env": self.env,
             "scratch": SCRATCH_DIR,
         }
-        _check_paths(list(files) + list(collect))
         timeout = limits.wall_time + ANSWER_GRACE
         started = time.monotonic()
         last_error = ""
@@ -189,18 +178,11 @@ def _b64(data: bytes | str) -> str:
     return base64.b64encode(raw).decode()
 
 
-def _check_paths(paths: list[str]) -> None:
-    for path in paths:
-        parts = path.split("/")
-        if not path or path.startswith("/") or any(p in ("", ".", "..") for p in parts):
-            raise SandboxError(f"docker sandbox: file names must be relative paths without '..', got {path!r}")
-
-
 def _to_result(answer: dict[str, Any]) -> RunResult:
     stderr = base64.b64decode(answer["stderr"])
     timed_out = bool(answer["timed_out"])
     memory_exceeded = not timed_out and (
-        bool(answer.get("oom_killed")) or any(m in stderr[-8192:] for m in MEMORY_MARKERS)
+        bool(answer.get("oom_killed")) or ran_out_of_memory(stderr)
     )
     return RunResult(
         exit_code=answer["exit_code"],

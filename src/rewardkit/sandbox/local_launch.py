@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rewardkit._errors import SandboxError
-from rewardkit.sandbox import seccomp_bpf
+from rewardkit.sandbox import run_checks, seccomp_bpf
 from rewardkit.sandbox.base import Limits
 
 ISOLATIONS = ("auto", "bwrap", "unshare", "rlimits")
@@ -112,29 +112,13 @@ def sandbox_path() -> str:
 
 def clean_env(scratch: str = SCRATCH) -> dict[str, str]:
     """The whole environment a run sees: nothing inherited from the caller (no tokens, no keys)."""
-    return {
-        "PATH": sandbox_path(),
-        "HOME": scratch,
-        "TMPDIR": scratch,
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONIOENCODING": "utf-8",
-    }
+    return run_checks.clean_env(sandbox_path(), scratch, home=scratch)
 
 
 def limit_argv(limits: Limits) -> list[str]:
-    cpu = max(1, int(limits.cpu_time + 0.999))
-    return [
-        "prlimit",
-        f"--cpu={cpu}:{cpu + 1}",
-        f"--as={int(limits.memory_bytes)}",
-        f"--nproc={int(limits.max_processes)}",
-        f"--fsize={int(limits.max_file_bytes)}",
-        f"--nofile={int(limits.max_open_files)}",
-        "--core=0",
-        "--",
-    ]
+    flags = [f"--{name}={soft}" if soft == hard else f"--{name}={soft}:{hard}"
+             for name, (soft, hard) in run_checks.rlimits(limits).items()]
+    return ["prlimit", *flags, "--"]
 
 
 def drop_privileges_argv(uid: int | None) -> list[str]:
@@ -250,15 +234,8 @@ def rlimits_launch(command: Sequence[str], limits: Limits, host_scratch: str, se
 
 def rlimits_preexec(limits: Limits, seccomp: bytes | None) -> Callable[[], None]:
     """What the rlimits level runs in the forked child: set the rlimits, load the seccomp filter."""
-    cpu = max(1, int(limits.cpu_time + 0.999))
-    pairs = [
-        (resource.RLIMIT_CPU, (cpu, cpu + 1)),
-        (resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes)),
-        (resource.RLIMIT_NPROC, (limits.max_processes, limits.max_processes)),
-        (resource.RLIMIT_FSIZE, (limits.max_file_bytes, limits.max_file_bytes)),
-        (resource.RLIMIT_NOFILE, (limits.max_open_files, limits.max_open_files)),
-        (resource.RLIMIT_CORE, (0, 0)),
-    ]
+    pairs = [(getattr(resource, f"RLIMIT_{name.upper()}"), soft_hard)
+             for name, soft_hard in run_checks.rlimits(limits).items()]
     load_filter = seccomp_bpf.filter_installer(seccomp) if seccomp is not None else None  # before the fork
 
     def apply() -> None:

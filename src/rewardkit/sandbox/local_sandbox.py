@@ -40,9 +40,9 @@ from rewardkit.sandbox.local_launch import (
     unshare_launch,
 )
 from rewardkit.sandbox.local_tree_removal import remove_tree
+from rewardkit.sandbox.run_checks import check_run, ran_out_of_memory
 from rewardkit.sandbox.seccomp_bpf import deny_filter
 
-_MEMORY_MARKERS = (b"MemoryError", b"Cannot allocate memory", b"std::bad_alloc", b"out of memory")
 _UID_SPAN = 50_000
 
 
@@ -112,14 +112,9 @@ class LocalSandbox(Sandbox):
         limits: Limits | None = None,
         collect: Sequence[str] = (),
     ) -> RunResult:
-        if self._closed:
-            raise SandboxError("local sandbox is closed")
-        if not command:
-            raise SandboxError("local sandbox: empty command")
+        check_run("local", self._closed, command, [*files, *collect])
         limits = limits or self.default_limits
-        blobs = {_check_rel(name): (data.encode() if isinstance(data, str) else bytes(data)) for name, data in files.items()}
-        for name in collect:
-            _check_rel(name)
+        blobs = {name: (data.encode() if isinstance(data, str) else bytes(data)) for name, data in files.items()}
         if collect and self.isolation == "unshare":
             raise SandboxError("local sandbox: collect is not supported with isolation='unshare' (use bwrap)")
         uid = self._next_uid() if self._root and self.isolation != "rlimits" else None
@@ -216,7 +211,7 @@ class LocalSandbox(Sandbox):
         else:
             sig, exit_code = None, code
         infra = _infra_failure(launch, code, err, duration)
-        memory = not timed_out and any(m in err[-8192:] for m in _MEMORY_MARKERS)
+        memory = not timed_out and ran_out_of_memory(err)
         return RunResult(
             exit_code=None if timed_out else exit_code,
             stdout=out,
@@ -235,13 +230,6 @@ class LocalSandbox(Sandbox):
             live = list(self._live)
         for proc in live:
             _kill_tree(proc, close_streams=False)
-
-
-def _check_rel(name: str) -> str:
-    parts = name.split("/")
-    if not name or name.startswith("/") or any(p in ("", ".", "..") for p in parts):
-        raise SandboxError(f"local sandbox: file names must be relative paths without '..', got {name!r}")
-    return name
 
 
 def _memfd(name: str, data: bytes) -> int:

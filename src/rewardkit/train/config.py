@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Union
 
+from rewardkit._config_file import load_mapping
 from rewardkit._errors import ConfigError
 
 
@@ -137,15 +138,7 @@ def load_config(source: str | Path | dict[str, Any]) -> TrainConfig:
     if isinstance(source, dict):
         data = source
     else:
-        import yaml
-
-        path = Path(source)
-        if not path.is_file():
-            raise ConfigError(f"training config {str(path)!r} does not exist")
-        try:
-            data = yaml.safe_load(path.read_text())
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"training config {str(path)!r} is not valid YAML: {exc}") from None
+        data = dict(load_mapping(source, "training config", "a mapping of config fields"))
     config = _build(TrainConfig, data, "config")
     _check_semantics(config)
     return config

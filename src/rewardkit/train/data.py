@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from rewardkit._errors import ConfigError
+from rewardkit._jsonl import iter_jsonl
 
 
 def addition_task(max_operand: int = 9, chat: bool = False) -> list[dict[str, Any]]:
@@ -62,16 +62,12 @@ def _read_jsonl(path: Path, prompt_field: str) -> list[dict[str, Any]]:
     if not path.is_file():
         raise ConfigError(f"data.path: {str(path)!r} does not exist")
     rows = []
-    for n, line in enumerate(path.read_text().splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"data.path: {path}:{n} is not JSON: {exc}") from None
+    for line in iter_jsonl(path):
+        row = line.row
+        if row is None:
+            raise ConfigError(f"data.path: {line.where}: {line.error}")
         if prompt_field not in row:
-            raise ConfigError(f"data.prompt_field: {path}:{n} has no {prompt_field!r}; its fields: {', '.join(row)}")
-        row = dict(row)
+            raise ConfigError(f"data.prompt_field: {line.where} has no {prompt_field!r}; its fields: {', '.join(row)}")
         row["prompt"] = row.pop(prompt_field)
         rows.append(row)
     if not rows:

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
 
+from rewardkit._jsonl import read_jsonl
 
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
+
+def read_log(path: Path) -> list[dict[str, Any]]:
+    """The rows of a run's JSONL log; none when the run did not write it."""
     if not path.is_file():
         return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return list(read_jsonl(path))
 
 
 def _pyplot():
@@ -105,9 +107,9 @@ def plot_run(run_dir: str | Path) -> list[Path]:
     """Write reward.png, zero_variance.png, module_updates.png and summary.png into ``run_dir/plots``."""
     plt = _pyplot()
     run_dir = Path(run_dir)
-    metrics = read_jsonl(run_dir / "metrics.jsonl")
-    evals = read_jsonl(run_dir / "eval.jsonl")
-    norms = read_jsonl(run_dir / "module_norms.jsonl")
+    metrics = read_log(run_dir / "metrics.jsonl")
+    evals = read_log(run_dir / "eval.jsonl")
+    norms = read_log(run_dir / "module_norms.jsonl")
     if not metrics:
         return []
     out_dir = run_dir / "plots"

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from rewardkit._errors import ConfigError
+from rewardkit._jsonl import read_jsonl
 
 LOGS = ("metrics.jsonl", "eval.jsonl", "samples.jsonl", "module_norms.jsonl")
 RUN_OUTPUTS = (*LOGS, "summary.json", "plots", "final", "final-teacher", "tensorboard", "wandb",
@@ -50,7 +51,7 @@ def cut_logs_to(output_dir: Path, step: int) -> list[dict[str, Any]]:
         path = output_dir / name
         if not path.is_file():
             continue
-        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        rows = list(read_jsonl(path))
         rows = [r for r in rows if int(r.get("step", 0)) <= step]
         path.write_text("".join(json.dumps(r) + "\n" for r in rows))
         if name in ("metrics.jsonl", "eval.jsonl"):

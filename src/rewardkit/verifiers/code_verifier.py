@@ -26,17 +26,16 @@ from rewardkit.verifiers.verdict import INVALID_REFERENCE, NO_ANSWER, SANDBOX_ER
 
 
 @dataclass(frozen=True)
-class CodeConfig:
-    """Settings of the code verifier. Times in seconds, sizes in bytes; ``workers`` runs at once."""
+class CodeConfig(Limits):
+    """Settings of the code verifier: the sandbox :class:`Limits` of one run, plus how tests are judged.
 
-    wall_time: float = 10.0
-    cpu_time: float | None = None
-    memory_bytes: int = 512 << 20
+    Times in seconds, sizes in bytes; ``workers`` runs at once. Two limits default differently from a bare
+    ``Limits``: ``cpu_time`` None means "the same as ``wall_time``", and ``max_processes`` is 16, not 64, so
+    a run without a cgroup holds at most 16 x 512 MB of address space. The sandbox gets :meth:`limits`.
+    """
+
+    cpu_time: float | None = None  # type: ignore[assignment]  # None: wall_time (resolved by limits())
     max_processes: int = 16
-    max_output_bytes: int = 1 << 20
-    max_file_bytes: int = 16 << 20
-    max_open_files: int = 256
-    max_scratch_bytes: int = 64 << 20
     call_timeout: float | None = 3.0
     tolerance: float | str | None = "auto"
     workers: int | None = None
@@ -63,16 +62,11 @@ class CodeConfig:
             raise ConfigError(f"code verifier: workers must be an integer >= 1 or None, got {self.workers!r}")
 
     def limits(self) -> Limits:
-        return Limits(
-            wall_time=float(self.wall_time),
-            cpu_time=float(self.cpu_time if self.cpu_time is not None else self.wall_time),
-            memory_bytes=self.memory_bytes,
-            max_processes=self.max_processes,
-            max_output_bytes=self.max_output_bytes,
-            max_file_bytes=self.max_file_bytes,
-            max_open_files=self.max_open_files,
-            max_scratch_bytes=self.max_scratch_bytes,
-        )
+        """The sandbox limits of one run, with ``cpu_time`` resolved."""
+        values: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(Limits)}
+        values["wall_time"] = float(self.wall_time)
+        values["cpu_time"] = float(self.cpu_time if self.cpu_time is not None else self.wall_time)
+        return Limits(**values)
 
 
 class CodeVerifier(Verifier):
