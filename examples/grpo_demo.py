@@ -15,7 +15,7 @@ import shutil
 import time
 from pathlib import Path
 
-from rewardkit.train.command import make_trainer, summarise
+from rewardkit.cli.train import make_trainer, summarise
 from rewardkit.train.config import load_config
 
 

@@ -17,9 +17,9 @@ from rewardkit._errors import (
 from rewardkit.plugins import hookimpl
 from rewardkit.rewards.api import build_reward, get_reward
 from rewardkit.rewards.base import Reward, Scored
-from rewardkit.rewards.batch import Batch, completion_text
+from rewardkit.rewards.inputs import Batch, completion_text
 from rewardkit.rewards.combinators import Combinator
-from rewardkit.rewards.row_scoring import score_rows
+from rewardkit.scoring.row_scoring import score_rows
 from rewardkit.rewards.spec import reward_factory
 from rewardkit.sandbox.base import Limits, RunResult, Sandbox
 from rewardkit.verifiers.base import Verifier

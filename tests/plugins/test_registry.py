@@ -9,7 +9,7 @@ import pytest
 import rewardkit as rk
 from rewardkit.plugins.manager import BUILTIN_PLUGINS, PluginHost
 from rewardkit.plugins.naming import BLOCK_ENV
-from rewardkit.verifiers.mcq_verifier import MCQVerifier
+from rewardkit.verifiers.multiple_choice.verifier import MCQVerifier
 
 
 def test_builtins_register_through_the_hooks(host):

@@ -77,7 +77,7 @@ def test_parquet_and_saved_dataset_inputs(ray, files, tmp_path, ci_require):
 
 
 def test_bad_inputs_are_clear_errors(ray, files, tmp_path):
-    from rewardkit.rewards.ray_data_scoring import score_stream
+    from rewardkit.scoring.ray_data_scoring import score_stream
 
     spec, _, _ = files
     with pytest.raises(ConfigError, match="does not exist"):

@@ -51,7 +51,7 @@ def _snapshot() -> dict[Any, tuple[float, float]]:
 
 def memory_bench(sizes: Sizes) -> list[Row]:
     import rewardkit as rk
-    from rewardkit.rewards.batch_scoring import score_rows
+    from rewardkit.scoring.batch_scoring import score_rows
 
     name = "memory: mixed run"
     target = f"growth <= {GROWTH_LIMIT:.0%}"

@@ -106,7 +106,7 @@ def mcq_bench(sizes: Sizes) -> list[Row]:
     """verify_batch against a verify() loop, in CPU seconds of this process (verdicts per core), best of
     interleaved runs; and the extractor's time on adversarial inputs of twice the size: linear work takes
     2x (a little more as the working set outgrows the caches), quadratic 4x; the target is 3x at most."""
-    from rewardkit.verifiers.mcq_verifier import MCQVerifier
+    from rewardkit.verifiers.multiple_choice.verifier import MCQVerifier
 
     verifier = MCQVerifier()
     rows = mcq_rows(sizes.mcq_samples, seed=7)
@@ -140,7 +140,7 @@ def mcq_bench(sizes: Sizes) -> list[Row]:
 
 
 def _mcq_scaling(size: int) -> Row:
-    from rewardkit.verifiers.mcq_verifier import MCQVerifier
+    from rewardkit.verifiers.multiple_choice.verifier import MCQVerifier
 
     units = ["the answer is ", "\\boxed{", "A or ", "\\boxed{A} ", "Paris or London or B is the correct answer "]
     options = ["Paris", "London", "Berlin", "Madrid"]
@@ -199,8 +199,8 @@ def code_docker_bench(sizes: Sizes) -> list[Row]:
     name, target = "code docker: HumanEval", ">= 10x"
     try:
         from rewardkit.bench.humaneval import cases
-        from rewardkit.sandbox.docker_pool import ContainerSpec
-        from rewardkit.sandbox.image_build import DEFAULT_IMAGE, docker_client
+        from rewardkit.sandbox.docker.pool import ContainerSpec
+        from rewardkit.sandbox.docker.image_build import DEFAULT_IMAGE, docker_client
 
         client = docker_client()
         client.images.get(DEFAULT_IMAGE)

@@ -22,8 +22,8 @@ from typing import Any
 
 from rewardkit._errors import ConfigError
 from rewardkit.rewards.base import Reward, guarded_score
-from rewardkit.rewards.batch import Batch
-from rewardkit.rewards.batch_scoring import scored_row
+from rewardkit.rewards.inputs import Batch
+from rewardkit.scoring.batch_scoring import scored_row
 
 SPECS_ENV = "REWARDKIT_VERL_SPECS"
 SPEC_ENV = "REWARDKIT_VERL_SPEC"

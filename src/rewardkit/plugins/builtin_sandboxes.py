@@ -8,10 +8,10 @@ from rewardkit.plugins.hookspecs import Register
 
 @hookimpl
 def register_sandboxes(register: Register) -> None:
-    from rewardkit.sandbox.local_sandbox import LocalSandbox
+    from rewardkit.sandbox.local.sandbox import LocalSandbox
 
     register("local", LocalSandbox)
 
-    from rewardkit.sandbox.docker_sandbox import DockerSandbox
+    from rewardkit.sandbox.docker.sandbox import DockerSandbox
 
     register("docker", DockerSandbox)

@@ -8,9 +8,9 @@ from rewardkit.plugins.hookspecs import Register
 
 @hookimpl
 def register_verifiers(register: Register) -> None:
-    from rewardkit.verifiers.code_verifier import CodeVerifier
-    from rewardkit.verifiers.math_verifier import MathVerifier
-    from rewardkit.verifiers.mcq_verifier import MCQVerifier
+    from rewardkit.verifiers.code_tests.verifier import CodeVerifier
+    from rewardkit.verifiers.math_answer.verifier import MathVerifier
+    from rewardkit.verifiers.multiple_choice.verifier import MCQVerifier
 
     register("code", CodeVerifier)
     register("math", MathVerifier)

@@ -31,7 +31,7 @@ def build_reward(spec: Mapping[str, Any] | str | Path, *, executor: str | None =
     """
     data = load_spec(spec)
     if executor is not None or executor_options or "executor" in data:
-        from rewardkit.rewards.ray_executor import build_with_executor
+        from rewardkit.scoring.ray_executor import build_with_executor
 
         return build_with_executor(data, executor, executor_options)
     return SpecBuilder(default_host().registries).build(data)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rewardkit._errors import ConfigError, RewardError, RewardkitError
-from rewardkit.rewards.batch import Batch
+from rewardkit.rewards.inputs import Batch
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -90,7 +90,7 @@ class Reward:
         """Per row, what this reward made of it: ``reward``, ``components`` (each leaf's value), ``status`` and
         ``extracted`` (the first verifier term's) and ``verdicts`` (every verifier term's), as
         ``rewardkit score`` writes them. Takes the same arguments as a call; logs nothing."""
-        from rewardkit.rewards.batch_scoring import scored_row
+        from rewardkit.scoring.batch_scoring import scored_row
 
         batch = Batch.from_call(prompts, completions, {k: v for k, v in columns.items() if k not in LOGGERS})
         scored = guarded_score(self, batch, self.name)

@@ -12,7 +12,7 @@ from typing import Any
 from rewardkit._errors import ConfigError
 from rewardkit._param_types import ParamValueError
 from rewardkit.rewards.base import Reward, Scored
-from rewardkit.rewards.batch import Batch
+from rewardkit.rewards.inputs import Batch
 from rewardkit.verifiers.base import Verifier
 from rewardkit.verifiers.verdict import ERROR, Verdict
 
