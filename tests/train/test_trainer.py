@@ -16,7 +16,7 @@ import rewardkit as rk
 from rewardkit.train.codistill import CoDistillTrainer
 from rewardkit.train.config import load_config
 from rewardkit.train.scoring import RewardTerm, score_completions
-from rewardkit.train.trainer import GRPOTrainer
+from rewardkit.train.trainer import MiniGRPOTrainer
 
 
 def _lines(path: Path) -> list[dict]:
@@ -82,7 +82,7 @@ def test_a_few_real_steps_write_metrics_diagnostics_checkpoint_and_plots(tmp_pat
     config = small_config(tmp_path / "run", student_dir, grpo={"steps": 3}, logging={"plots": True},
                           rewards=[{"function": "toy_rewards:exact_answer"}, {"name": "math_accuracy", "weight": 0.5},
                                    {"function": "toy_rewards:digits_only", "weight": 0.5}])
-    trainer = GRPOTrainer(config)
+    trainer = MiniGRPOTrainer(config)
     before = _params(trainer)
     trainer.train()
     run = tmp_path / "run"
@@ -111,12 +111,12 @@ def test_seeded_runs_repeat_and_a_resumed_run_continues_exactly(tmp_path, studen
     sections = {"grpo": {"steps": 4}, "warmup": {"steps": 3, "target_field": "target"},
                 "logging": {"save_every": 2, "plots": False}, "data": {"task": "addition",
                                                                         "task_params": {"max_operand": 4}}}
-    straight = GRPOTrainer(small_config(tmp_path / "a", student_dir, **sections))
+    straight = MiniGRPOTrainer(small_config(tmp_path / "a", student_dir, **sections))
     straight.train()
-    again = GRPOTrainer(small_config(tmp_path / "b", student_dir, **sections))
+    again = MiniGRPOTrainer(small_config(tmp_path / "b", student_dir, **sections))
     again.train(steps=2)
     assert _no_time(again.history) == _no_time(straight.history)[:2]
-    resumed = GRPOTrainer(small_config(tmp_path / "c", student_dir, **sections),
+    resumed = MiniGRPOTrainer(small_config(tmp_path / "c", student_dir, **sections),
                           resume_from=tmp_path / "a" / "checkpoint-2")
     assert resumed.step == 2
     resumed.train()
@@ -129,7 +129,7 @@ def test_seeded_runs_repeat_and_a_resumed_run_continues_exactly(tmp_path, studen
 def test_gradient_accumulation_gives_the_gradient_of_the_whole_batch(tmp_path, student_dir):
     grads = {}
     for accum in (1, 4):
-        trainer = GRPOTrainer(small_config(tmp_path / f"acc{accum}", student_dir,
+        trainer = MiniGRPOTrainer(small_config(tmp_path / f"acc{accum}", student_dir,
                                            grpo={"steps": 1, "grad_accum_steps": accum, "max_grad_norm": 1e9},
                                            lora={"enabled": False}, logging={"plots": False, "module_norms": False}))
         step = trainer.optimizer.step
@@ -148,7 +148,7 @@ def test_gradient_accumulation_gives_the_gradient_of_the_whole_batch(tmp_path, s
 
 @pytest.mark.parametrize("lora", [True, False], ids=["lora-reference-is-base", "full-ft-reference-copy"])
 def test_kl_to_the_reference_grows_once_the_policy_moves(tmp_path, student_dir, lora):
-    trainer = GRPOTrainer(small_config(tmp_path, student_dir, grpo={"steps": 2, "beta": 0.1, "learning_rate": 0.05},
+    trainer = MiniGRPOTrainer(small_config(tmp_path, student_dir, grpo={"steps": 2, "beta": 0.1, "learning_rate": 0.05},
                                        lora={"enabled": lora}, logging={"plots": False}))
     first, second = trainer.train_step(), trainer.train_step()
     assert first["kl"] == pytest.approx(0.0, abs=1e-7)  # the policy is still the reference

@@ -6,6 +6,7 @@ import ast
 import sys
 from importlib import resources
 
+from rewardkit.sandbox.base import Limits
 from rewardkit.verifiers.code_tests.job import HARNESS_FILES, prepare_job
 
 HARNESS = resources.files("rewardkit.verifiers.code_tests.harness")
@@ -21,7 +22,7 @@ def test_harness_files_are_exactly_the_harness_folder() -> None:
 
 
 def test_a_job_ships_the_harness_folder_and_the_program_only() -> None:
-    job = prepare_job("def f(x):\n    return x\n", {"fn_name": "f", "inputs": [[1]], "outputs": [1]})
+    job = prepare_job("def f(x):\n    return x\n", {"fn_name": "f", "inputs": [[1]], "outputs": [1]}, Limits())
     assert set(job.files) == _folder_files() | {"program.py"}
     assert all(job.files[name] == HARNESS.joinpath(name).read_bytes() for name in HARNESS_FILES)
 
@@ -49,6 +50,9 @@ def test_harness_files_import_only_the_stdlib_and_each_other() -> None:
     siblings = {name.removesuffix(".py") for name in HARNESS_FILES}
     for name in HARNESS_FILES:
         tree = ast.parse(HARNESS.joinpath(name).read_text())
-        foreign = [m for m in _imports_outside_fallbacks(tree)
-                   if m not in sys.stdlib_module_names and m not in siblings]
+        foreign = [
+            m
+            for m in _imports_outside_fallbacks(tree)
+            if m not in sys.stdlib_module_names and m not in siblings
+        ]
         assert foreign == [], f"{name} imports {foreign}"

@@ -85,7 +85,7 @@ class AuditResult:
 
 
 def leaves(reward: Any) -> list[Any]:
-    from rewardkit.cli.score import reward_leaves
+    from rewardkit.scoring.loading import reward_leaves
 
     return list(reward_leaves(reward))
 

@@ -38,7 +38,7 @@ def audit(reward_arg: str, data_path: str | None, kinds: tuple[str, ...], thresh
 
     from rewardkit.audit.report import print_table, write_html
     from rewardkit.audit.runner import run_audit
-    from rewardkit.cli.score import load_reward
+    from rewardkit.scoring.loading import load_reward
     from rewardkit.scoring.readers import read_samples
 
     try:

@@ -11,11 +11,12 @@ import click
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 def plugins(as_json: bool) -> None:
     """List loaded plugins, their hooks, versions and what each registered."""
-    import rewardkit as rk
+    from rewardkit._errors import RewardkitError
+    from rewardkit.plugins.manager import default_host
 
     try:
-        rows = rk.plugin_host().describe()
-    except rk.RewardkitError as exc:
+        rows = default_host().describe()
+    except RewardkitError as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:
         click.echo(json.dumps(rows, indent=2))

@@ -12,51 +12,8 @@ from typing import Any
 import click
 
 from rewardkit._errors import ConfigError, RewardkitError
-
-
-def is_spec_path(reward: str) -> bool:
-    return Path(reward).suffix.lower() in (".yaml", ".yml", ".json") or Path(reward).is_file()
-
-
-def load_reward(reward: str, params: dict[str, Any] | None = None, reference_key: str | None = None):
-    """A spec file path, or the name of a registered reward built with ``params``; ``reference_key``
-    makes every verifier-backed term read its reference from that column."""
-    import rewardkit as rk
-    from rewardkit.rewards.base import as_reward
-
-    if is_spec_path(reward):
-        if params:
-            raise ConfigError(
-                f"-p/--param sets the parameters of a registered reward name; {reward!r} is a spec, which "
-                f"gives each term its own 'params'"
-            )
-        built = rk.build_reward(reward)
-    else:
-        built = as_reward(rk.get_reward(reward, **(params or {})), reward)
-    if reference_key is not None:
-        readers = [leaf for leaf in reward_leaves(built) if hasattr(leaf, "reference_key")]
-        if not readers:
-            raise ConfigError(
-                f"--reference-key: reward {built.name!r} has no term that reads a reference column "
-                f"(verifier-backed rewards such as math_accuracy do)"
-            )
-        for leaf in readers:
-            leaf.reference_key = reference_key
-    return built
-
-
-def reward_leaves(reward: Any) -> Iterator[Any]:
-    """The leaf rewards of a composed reward (through combinators' terms and ``where`` wrappers)."""
-    all_terms = getattr(reward, "all_terms", None)
-    if callable(all_terms):
-        for term in all_terms():
-            yield from reward_leaves(term.reward)
-        return
-    inner = getattr(reward, "inner", None)
-    if inner is not None and hasattr(inner, "score"):
-        yield from reward_leaves(inner)
-        return
-    yield reward
+from rewardkit.scoring.loading import load_reward
+from rewardkit.scoring.summary_table import print_summary
 
 
 @click.command()
@@ -249,36 +206,3 @@ def _progress(console: Any, disabled: bool) -> Any:
 
     return Progress(TextColumn("[bold]scoring"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                     console=console, disable=disabled, transient=False)
-
-
-def print_summary(console, name: str, summary, output_path: str | None) -> None:  # rich Console, ScoreSummary
-    from rich.table import Table
-
-    def fmt(value: float | None) -> str:
-        return "n/a" if value is None else f"{value:.4f}"
-
-    table = Table(title=f"reward {name}: {summary.samples} samples")
-    table.add_column("component")
-    table.add_column("mean", justify="right")
-    table.add_column("rows scored", justify="right")
-    table.add_row("[bold]total", fmt(summary.reward_mean), str(summary.samples - summary.not_applicable))
-    for label, mean in summary.component_means.items():
-        table.add_row(label, fmt(mean), str(summary.component_counts[label]))
-    console.print(table)
-    if summary.statuses:
-        statuses = Table(title="verdict statuses (samples with the status; then per verifier term)")
-        statuses.add_column("status")
-        statuses.add_column("samples", justify="right")
-        terms = list(summary.term_statuses)
-        for label in terms:
-            statuses.add_column(label, justify="right")
-        for status, count in summary.statuses.most_common():
-            statuses.add_row(str(status), str(count), *(str(summary.term_statuses[t].get(status, 0)) for t in terms))
-        console.print(statuses)
-    extra = "".join(f"   {n} {what}" for n, what in ((summary.resumed, "resumed from the output"),
-                                                     (summary.skipped, "invalid lines skipped")) if n)
-    console.print(
-        f"hedges caught: {summary.hedged}   timeouts caught: {summary.timeouts} (samples)   "
-        f"{summary.samples_per_second:.1f} samples/s ({summary.seconds:.2f} s){extra}"
-        + (f"   written to {output_path}" if output_path else "")
-    )

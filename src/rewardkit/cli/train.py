@@ -13,14 +13,14 @@ from rewardkit._errors import RewardkitError
 
 
 def make_trainer(config: Any, resume_from: str | None = None) -> Any:
-    """A CoDistillTrainer when the config has a ``codistill`` section, else a GRPOTrainer."""
+    """A CoDistillTrainer when the config has a ``codistill`` section, else a MiniGRPOTrainer."""
     if config.codistill is not None:
         from rewardkit.train.codistill import CoDistillTrainer
 
         return CoDistillTrainer(config, resume_from=resume_from)
-    from rewardkit.train.trainer import GRPOTrainer
+    from rewardkit.train.trainer import MiniGRPOTrainer
 
-    return GRPOTrainer(config, resume_from=resume_from)
+    return MiniGRPOTrainer(config, resume_from=resume_from)
 
 
 def _override(config: Any, output_dir: str | None, steps: int | None, seed: int | None) -> Any:

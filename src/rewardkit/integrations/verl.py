@@ -227,14 +227,15 @@ def _load_mapping(path: Path) -> Mapping[str, Any]:
 
 
 def _build(spec: Any, where: str) -> Reward:
-    import rewardkit as rk
+    from rewardkit.rewards.api import get_reward
+    from rewardkit.scoring.build import build_reward
     from rewardkit.rewards.base import as_reward
 
     try:
         if isinstance(spec, Mapping) or (isinstance(spec, (str, Path)) and str(spec).endswith((".yaml", ".yml", ".json"))):
-            return rk.build_reward(spec)
+            return build_reward(spec)
         if isinstance(spec, str):
-            return as_reward(rk.get_reward(spec), spec)
+            return as_reward(get_reward(spec), spec)
     except ConfigError as exc:
         raise ConfigError(f"{where}: {exc}") from None
     raise ConfigError(f"{where}: expected a spec dict, a YAML/JSON spec path or a reward name, got {spec!r}")

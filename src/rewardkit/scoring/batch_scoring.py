@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rewardkit._errors import ConfigError
-from rewardkit.rewards.base import Reward, Scored
+from rewardkit.rewards.base import Reward, Scored, scored_row
 from rewardkit.rewards.inputs import Batch
 from rewardkit.verifiers.verdict import HEDGED, TIMEOUT
 
@@ -126,23 +126,6 @@ def _batch_of(rows: Sequence[dict[str, Any]], completion_key: str, prompt_key: s
         keys.update(dict.fromkeys(k for k in row if k not in (completion_key, prompt_key)))
     columns = {k: [row.get(k) for row in rows] for k in keys}
     return Batch.from_call([row.get(prompt_key) for row in rows], [row[completion_key] for row in rows], columns)
-
-
-def scored_row(scored: Scored, i: int) -> dict[str, Any]:
-    """The reward fields of row ``i``: total, components, and the first verifier status/extracted answer."""
-    verdicts = {
-        label: {"status": statuses[i], "extracted": scored.extracted.get(label, [None] * (i + 1))[i]}
-        for label, statuses in scored.statuses.items()
-        if statuses[i] is not None
-    }
-    first = next(iter(verdicts.values()), {"status": None, "extracted": None})
-    return {
-        "reward": scored.values[i],
-        "components": {label: values[i] for label, values in scored.components.items()},
-        "status": first["status"],
-        "extracted": first["extracted"],
-        "verdicts": verdicts,
-    }
 
 
 def score_rows(

@@ -32,9 +32,9 @@ class ScoreBatch:
     def __init__(self, spec: Mapping[str, Any], completion_key: str, prompt_key: str, json_lines: bool) -> None:
         import ray
 
-        import rewardkit as rk
+        from rewardkit.scoring.build import build_reward
 
-        self.reward = rk.build_reward(spec)
+        self.reward = build_reward(spec)
         self.completion_key, self.prompt_key = completion_key, prompt_key
         self.json_lines = json_lines
         context = ray.get_runtime_context()
@@ -150,12 +150,12 @@ class StreamWriter:
 
 def spec_of(reward_arg: str) -> dict[str, Any]:
     """The spec of a spec file or a registered reward's name, checked by building it once on the driver."""
-    import rewardkit as rk
-    from rewardkit.cli.score import is_spec_path
+    from rewardkit.scoring.build import build_reward
+    from rewardkit.scoring.loading import is_spec_path
     from rewardkit.rewards.spec import load_spec
 
     data = dict(load_spec(reward_arg)) if is_spec_path(reward_arg) else {"reward": reward_arg}
-    rk.build_reward(data).close()
+    build_reward(data).close()
     return data
 
 
@@ -171,10 +171,10 @@ def score_stream(
         import ray
     except ImportError:
         raise ConfigError(RAY_MISSING) from None
-    import rewardkit as rk
+    from rewardkit.scoring.build import build_reward
 
     spec = spec_of(reward_arg)
-    with rk.build_reward(spec) as local:
+    with build_reward(spec) as local:
         name = local.name
     started_here = not ray.is_initialized()
     if started_here:
@@ -267,7 +267,7 @@ def score_command(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from rewardkit.cli.score import print_summary
+    from rewardkit.scoring.summary_table import print_summary
 
     progress = Progress(
         TextColumn("[bold]scoring"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),

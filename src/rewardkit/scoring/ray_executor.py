@@ -37,7 +37,7 @@ RAY_OPTIONS: dict[str, tuple[tuple[type, ...], float | None, str]] = {
 def build_with_executor(spec: Mapping[str, Any], executor: str | None, options: Mapping[str, Any]) -> Reward:
     """The reward of ``spec`` (its ``executor:`` block removed) run by the executor that the block, or the
     ``executor=``/options keywords (which win), name: ``local`` (in this process) or ``ray``."""
-    import rewardkit as rk
+    from rewardkit.scoring.build import build_reward
 
     data = dict(spec)
     block = data.pop("executor", None)
@@ -58,7 +58,7 @@ def build_with_executor(spec: Mapping[str, Any], executor: str | None, options: 
     if kind == "local":
         if settings:
             raise ConfigError(f"spec.executor: option(s) {', '.join(settings)} apply to executor 'ray' only (set executor='ray')")
-        return rk.build_reward(data)
+        return build_reward(data)
     return RayReward(data, **settings)
 
 
@@ -85,9 +85,9 @@ class RayReward(Reward):
 
     def __init__(self, spec: Mapping[str, Any], **options: Any) -> None:
         check_options(options)
-        import rewardkit as rk
+        from rewardkit.scoring.build import build_reward
 
-        with rk.build_reward(spec) as local:  # every field checked here, before any Ray work
+        with build_reward(spec) as local:  # every field checked here, before any Ray work
             name = local.name
         if importlib.util.find_spec("ray") is None:
             raise ConfigError(RAY_MISSING)

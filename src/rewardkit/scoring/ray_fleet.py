@@ -36,9 +36,9 @@ class RewardActor:
     """Lives on a Ray worker: builds the reward once, keeps its verifier pools warm, scores chunks."""
 
     def __init__(self, spec: Mapping[str, Any]) -> None:
-        import rewardkit as rk
+        from rewardkit.scoring.build import build_reward
 
-        self.reward = rk.build_reward(spec)
+        self.reward = build_reward(spec)
         context = ray.get_runtime_context()
         self.where = {"node_id": context.get_node_id(), "actor_id": context.get_actor_id(), "pid": os.getpid()}
 

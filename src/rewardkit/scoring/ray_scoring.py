@@ -22,11 +22,11 @@ RAY_MISSING = "scoring on Ray needs ray, which is not installed: pip install 're
 def resolve_spec(spec: Mapping[str, Any] | str | Path) -> dict[str, Any]:
     """The spec as a plain dict, read here so a cluster's nodes need not see the file; checked by building it
     once (verifier pools start lazily, so this is cheap) so a bad spec fails before any Ray work starts."""
-    import rewardkit as rk
+    from rewardkit.scoring.build import build_reward
     from rewardkit.rewards.spec import load_spec
 
     data = dict(load_spec(spec))
-    rk.build_reward(data).close()
+    build_reward(data).close()
     return data
 
 

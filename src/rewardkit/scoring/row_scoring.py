@@ -41,12 +41,13 @@ def score_rows(
 
 
 def _reward_of(reward: Any) -> Reward:
-    import rewardkit as rk
+    from rewardkit.rewards.api import get_reward
+    from rewardkit.scoring.build import build_reward
 
     if isinstance(reward, Reward):
         return reward
     if isinstance(reward, (Mapping, Path)) or (isinstance(reward, str) and reward.endswith((".yaml", ".yml", ".json"))):
-        return rk.build_reward(reward)
+        return build_reward(reward)
     if isinstance(reward, str):
-        return as_reward(rk.get_reward(reward), reward)
+        return as_reward(get_reward(reward), reward)
     return as_reward(reward)

@@ -40,9 +40,9 @@ def rewardkit_register() -> Iterator[Callable[..., str]]:
     """A function ``register(plugin, name=None) -> name`` that adds a plugin object (a module, class or
     instance with ``@rk.hookimpl`` hooks) to the process-wide plugin host, as an installed plugin would be,
     and removes it again when the test ends, whatever the test's outcome."""
-    import rewardkit as rk
+    from rewardkit.plugins.manager import default_host
 
-    host = rk.plugin_host()
+    host = default_host()
     names: list[str] = []
 
     def register(plugin: Any, name: str | None = None) -> str:
@@ -68,10 +68,10 @@ def rewardkit_assert_verdicts() -> Callable[..., None]:
 
 def assert_verdicts(verifier: Verifier | str, cases: Iterable[Sequence[Any]]) -> None:
     """Judge every case with ``verifier`` and fail with a readable table of the cases that mismatch."""
-    import rewardkit as rk
+    from rewardkit.verifiers.lookup import get_verifier
 
     owned = isinstance(verifier, str)
-    judge = rk.get_verifier(verifier) if isinstance(verifier, str) else verifier
+    judge = get_verifier(verifier) if isinstance(verifier, str) else verifier
     failures: list[str] = []
     count = 0
     try:
@@ -250,16 +250,17 @@ def call_reward(
 
 
 def _reward_callable(reward: Any, owned: list[Any]) -> Any:
-    import rewardkit as rk
+    from rewardkit.rewards.api import get_reward
+    from rewardkit.scoring.build import build_reward
 
     if isinstance(reward, (Mapping, Path)) or (
         isinstance(reward, str) and reward.endswith((".yaml", ".yml", ".json"))
     ):
-        built = rk.build_reward(reward)
+        built = build_reward(reward)
         owned.append(built)
         return built
     if isinstance(reward, str):
-        built = rk.get_reward(reward)
+        built = get_reward(reward)
         owned.append(built)
         return built
     if not callable(reward):

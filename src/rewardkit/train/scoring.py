@@ -37,12 +37,12 @@ class RewardTerm:
 
 def resolve_rewards(entries: list[Any]) -> list[RewardTerm]:
     """RewardTerms from config entries: registered names via ``rk.get_reward``, or ``module:attr`` imports."""
-    import rewardkit as rk
+    from rewardkit.rewards.api import get_reward
 
     terms = []
     for i, entry in enumerate(entries):
         if entry.name is not None:
-            fn = rk.get_reward(entry.name, **entry.params)
+            fn = get_reward(entry.name, **entry.params)
             default_label = entry.name
         else:
             module_name, _, attr = entry.function.partition(":")

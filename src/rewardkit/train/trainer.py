@@ -7,6 +7,7 @@ import copy
 import json
 import random
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,7 @@ def seed_everything(seed: int) -> None:
         pass
 
 
-class GRPOTrainer:
+class MiniGRPOTrainer:
     """Train ``config.model`` with GRPO on ``config.data`` prompts, rewarded by ``config.rewards``.
 
     ``rewards`` (TRL-style callables) replaces the config's list when given. Writes ``metrics.jsonl``,
@@ -299,3 +300,16 @@ class GRPOTrainer:
 
 def _label(fn: Any) -> str:
     return getattr(fn, "__name__", None) or type(fn).__name__
+
+
+def __getattr__(name: str) -> Any:
+    # ``GRPOTrainer`` was this trainer's name until it was renamed so as not to read as TRL's GRPOTrainer.
+    if name == "GRPOTrainer":
+        warnings.warn(
+            "rewardkit.train.trainer.GRPOTrainer is renamed MiniGRPOTrainer (not TRL's GRPOTrainer); "
+            "the old name will be removed in the next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return MiniGRPOTrainer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

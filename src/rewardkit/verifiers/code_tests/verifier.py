@@ -79,7 +79,7 @@ class CodeVerifier(Verifier):
     """Scores a program by the fraction of reference tests it passes (see the module docstring)."""
 
     name = "code"
-    params_schema = CodeConfig  # its fields are checked when a spec is built (rewardkit._param_types)
+    params_schema = CodeConfig  # its fields are checked when a spec is built (rewardkit.plugins.params)
 
     def __init__(self, sandbox: str | Sandbox = "local", sandbox_options: dict[str, Any] | None = None,
                  **settings: Any) -> None:
@@ -99,7 +99,7 @@ class CodeVerifier(Verifier):
             self._owns_sandbox = False
             self.sandbox_name = getattr(sandbox, "name", type(sandbox).__name__)
         elif isinstance(sandbox, str):
-            from rewardkit._api import get_sandbox
+            from rewardkit.sandbox.lookup import get_sandbox
 
             self._sandbox = get_sandbox(sandbox, **(sandbox_options or {}))
             self._owns_sandbox = True

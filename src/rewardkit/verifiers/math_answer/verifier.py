@@ -50,7 +50,7 @@ class MathVerifier(Verifier):
     """Symbolic math equivalence (sympy + math-verify) with a hard per-sample time limit."""
 
     name = "math"
-    params_schema = MathConfig  # checked when a spec is built (rewardkit._param_types)
+    params_schema = MathConfig  # checked when a spec is built (rewardkit.plugins.params)
 
     def __init__(
         self, *, timeout: float = 1.5, workers: int | None = None, grace: float = 0.5, extraction: str = LENIENT

@@ -109,7 +109,7 @@ class MCQVerifier(Verifier):
 
     name = "mcq"
     batch_threads = 1  # microseconds of pure Python per sample: inline, no thread pool
-    params_schema = MCQConfig  # checked when a spec is built (rewardkit._param_types)
+    params_schema = MCQConfig  # checked when a spec is built (rewardkit.plugins.params)
 
     def __init__(
         self,

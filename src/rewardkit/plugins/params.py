@@ -1,4 +1,7 @@
-"""Check parameter values against the types a factory declares, before anything is constructed.
+"""Check parameters against what a factory declares, before anything is constructed: the one checker
+behind every ``Registry.create`` (verifiers, sandboxes, rewards).
+
+``check_params`` binds the names to the factory's signature, then ``check_values`` checks the values.
 
 A factory declares its parameters' types with annotations on its signature. A factory that takes
 ``**kwargs`` (like the code verifier) may name a frozen dataclass in ``params_schema``: its fields' types are
@@ -21,6 +24,9 @@ from typing import Any
 from rewardkit._errors import ConfigError
 
 _EMPTY = inspect.Parameter.empty
+# A function registered as a reward with this attribute set is a factory: called with params, it returns
+# the reward (see ``rewardkit.rewards.spec.reward_factory``).
+FACTORY_MARK = "__rewardkit_factory__"
 
 
 class ParamValueError(ConfigError):
@@ -30,6 +36,54 @@ class ParamValueError(ConfigError):
         super().__init__(f"{param}: {detail}")
         self.param = param
         self.detail = detail
+
+
+def accepted(factory: Callable[..., Any], exclude: tuple[str, ...] = ()) -> str:
+    """The keyword parameters ``factory`` takes, for an error message."""
+    try:
+        sig = inspect.signature(factory)
+    except (TypeError, ValueError):
+        return "(unknown)"
+    names = [
+        n for n, p in sig.parameters.items()
+        if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and n not in exclude
+    ]
+    if not exclude and any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        names.append("(verifier parameters)" if getattr(factory, FACTORY_MARK, False) else "**kwargs")
+    return ", ".join(names) or "(none)"
+
+
+def check_params(
+    kind: str,
+    name: str,
+    factory: Callable[..., Any],
+    params: Mapping[str, Any],
+    exclude: tuple[str, ...] = (),
+) -> None:
+    """Raise ConfigError when ``params`` do not bind to ``factory``, ParamValueError when a value has the
+    wrong type or range. ``exclude``: names the caller passes itself (TRL's ``prompts``, ``completions``);
+    with it, only named parameters bind (a TRL reward's ``**kwargs`` receives dataset columns)."""
+    try:
+        sig = inspect.signature(factory)
+    except (TypeError, ValueError):
+        return
+    bad = [k for k in params if k in exclude]
+    named = {n for n, p in sig.parameters.items() if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+    try:
+        if bad:
+            raise TypeError(f"{', '.join(bad)} cannot be bound (TRL passes them)")
+        if exclude:
+            unnamed = [k for k in params if k not in named]
+            if unnamed:
+                raise TypeError(f"unexpected parameter(s) {', '.join(unnamed)}")
+            sig.bind_partial(**params)
+        else:
+            sig.bind(**params)
+    except TypeError as exc:
+        raise ConfigError(
+            f"bad parameters for {kind} {name!r}: {exc}; it accepts: {accepted(factory, exclude)}"
+        ) from None
+    check_values(kind, name, factory, params)
 
 
 def declared_types(factory: Callable[..., Any]) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Built-in sandbox backends, registered like any plugin's."""
+"""Built-in sandbox backends, registered like any plugin's (loaded by name as ``rewardkit.sandbox.builtin``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Built-in verifiers, registered like any plugin's."""
+"""Built-in verifiers, registered like any plugin's (loaded by name as ``rewardkit.verifiers.builtin``)."""
 
 from __future__ import annotations
 
