@@ -15,7 +15,7 @@ from train_helpers import small_config
 import rewardkit as rk
 from rewardkit.train.codistill import CoDistillTrainer
 from rewardkit.train.config import load_config
-from rewardkit.train.scoring import RewardTerm, score_completions
+from rewardkit.train.scoring import WeightedReward, score_completions
 from rewardkit.train.trainer import MiniGRPOTrainer
 
 
@@ -59,8 +59,8 @@ def test_config_errors_name_the_field(tmp_path, student_dir):
 def test_rewards_are_called_like_trl_and_logged_per_component():
     from toy_rewards import digits_only, exact_answer, strict_signature
 
-    terms = [RewardTerm.of("exact", exact_answer), RewardTerm.of("digits", digits_only, 0.5),
-             RewardTerm.of("strict", strict_signature, 0.0)]
+    terms = [WeightedReward.of("exact", exact_answer), WeightedReward.of("digits", digits_only, 0.5),
+             WeightedReward.of("strict", strict_signature, 0.0)]
     rows = [{"prompt": "1+1=", "answer": "2"}] * 3
     scores = score_completions(terms, ["1+1="] * 3, ["2", "x2", ""], rows, {"completion_ids": [[1], [2], []]})
     assert scores.components["exact"].tolist() == [1.0, 0.0, 0.0]
@@ -68,11 +68,12 @@ def test_rewards_are_called_like_trl_and_logged_per_component():
     assert scores.total.tolist() == pytest.approx([1.5, 0.25, 0.0])
     assert scores.metrics == {"exact_answer/seen": 3.0}
     with pytest.raises(rk.ConfigError, match="returned 1 values for 3 completions"):
-        score_completions([RewardTerm.of("bad", lambda completions, **kw: [1.0])], ["p"] * 3, ["a"] * 3, rows)
+        score_completions([WeightedReward.of("bad", lambda completions, **kw: [1.0])], ["p"] * 3, ["a"] * 3,
+                          rows)
 
 
 def test_rewardkit_math_accuracy_scores_inside_the_trainer():
-    term = RewardTerm.of("math_accuracy", rk.get_reward("math_accuracy"))
+    term = WeightedReward.of("math_accuracy", rk.get_reward("math_accuracy"))
     rows = [{"prompt": "3+4=", "answer": "7"}] * 3
     scores = score_completions([term], ["3+4="] * 3, ["answer:7", "answer:8", "no idea"], rows)
     assert scores.components["math_accuracy"].tolist() == [1.0, 0.0, 0.0]

@@ -35,7 +35,7 @@ def _override(config: Any, output_dir: str | None, steps: int | None, seed: int 
     return config
 
 
-def summarise(history: list[dict[str, Any]], tail: int = 10) -> dict[str, Any]:
+def summarise_history(history: list[dict[str, Any]], tail: int = 10) -> dict[str, Any]:
     """First/last-window means of the training reward and the first/last greedy evaluation."""
     train = [h for h in history if "reward/mean" in h]
     evals = [h for h in history if "eval/reward" in h]
@@ -104,7 +104,7 @@ def train(config_path: str, output_dir: str | None, steps: int | None, seed: int
             history = trainer.train(on_step=progress.update)
     except RewardkitError as exc:
         raise click.ClickException(str(exc)) from exc
-    summary = summarise(history)
+    summary = summarise_history(history)
     (Path(config.output_dir) / "summary.json").write_text(json.dumps(summary, indent=2))
     click.echo(json.dumps(summary, indent=2))
 
@@ -163,7 +163,7 @@ def run_sweep(base: Any, sizes: list[int], root: Path, same_budget: bool = False
         _check_semantics(config)
         history = make_trainer(config).train()
         histories[size] = [h for h in history if "reward/mean" in h]
-        summaries[size] = {"prompts_per_step": prompts, **summarise(history)}
+        summaries[size] = {"prompts_per_step": prompts, **summarise_history(history)}
     root.mkdir(parents=True, exist_ok=True)
     (root / "comparison.json").write_text(json.dumps(summaries, indent=2, default=str))
     lines = ["| group size | prompts/step | reward first | reward last | zero-var first | zero-var last | s/step |",

@@ -26,7 +26,7 @@ from rewardkit.train.models import load_model, supervised_warmup
 from rewardkit.train.reporters import Reporters, normalise
 from rewardkit.train.run_dir import cut_logs_to
 from rewardkit.train.sampling import Rollouts, eos_ids, generate, token_logprobs
-from rewardkit.train.scoring import RewardTerm, resolve_rewards, score_completions
+from rewardkit.train.scoring import WeightedReward, resolve_rewards, score_completions
 
 WARMED_UP_DIR = "warmed-up-model"
 
@@ -59,7 +59,9 @@ class MiniGRPOTrainer:
         seed_everything(cfg.seed)
         self.train_rows, self.eval_rows = load_examples(cfg.data, cfg.seed)
         if rewards is not None:
-            self.reward_terms = [r if isinstance(r, RewardTerm) else RewardTerm.of(_label(r), r) for r in rewards]
+            self.reward_terms = [
+                r if isinstance(r, WeightedReward) else WeightedReward.of(_label(r), r) for r in rewards
+            ]
         else:
             self.reward_terms = resolve_rewards(cfg.rewards)
         self.resuming = resume_from is not None

@@ -19,7 +19,7 @@ from typing import Any
 
 from rewardkit._errors import ConfigError, SandboxError
 from rewardkit.sandbox.base import Limits, Sandbox
-from rewardkit.verifiers.base import Verifier, as_text
+from rewardkit.verifiers.base import Verifier, assistant_text
 from rewardkit.verifiers.code_tests.extract import extract_program
 from rewardkit.verifiers.code_tests.job import InvalidReference, parse_result, prepare_job, valid_tolerance
 from rewardkit.verifiers.verdict import INVALID_REFERENCE, NO_ANSWER, SANDBOX_ERROR, Verdict
@@ -114,7 +114,7 @@ class CodeVerifier(Verifier):
         return self._sandbox
 
     def _verify(self, completion: Any, reference: Any, **context: Any) -> Verdict:
-        text = as_text(completion)
+        text = assistant_text(completion)
         program = extract_program(text)
         if not program.strip():
             return Verdict.fail(NO_ANSWER, None, error="no program in the completion")

@@ -160,7 +160,9 @@ def _statements(text: str) -> list[_Candidate]:
     return sorted(found, key=lambda c: c.start)
 
 
-def _strip_delimiters(answer: str) -> str:
+def _strip_math_mode_once(answer: str) -> str:
+    """Each math-mode delimiter pair ($$, $, \\(, \\[) stripped at most once, in that order (not
+    ``forms.strip_math_mode``, which repeats until none is left)."""
     answer = answer.strip()
     for left, right in (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]")):
         if answer.startswith(left) and answer.endswith(right) and len(answer) >= len(left) + len(right):
@@ -171,7 +173,7 @@ def _strip_delimiters(answer: str) -> str:
 def _fallback(text: str) -> ExtractedAnswer | None:
     """The last math the text writes, for completions with no box, statement or tag."""
     group = last_math(text)
-    values = tuple(v for v in (_strip_delimiters(s.text) for s in group) if v)
+    values = tuple(v for v in (_strip_math_mode_once(s.text) for s in group) if v)
     if not values or _NEGATED.search(text, max(0, group[0].start - 24), group[0].start):
         return None  # "the answer is not 5." commits to nothing
     source = "last_math" if group[-1].kind == "math" else "last_number"
@@ -212,7 +214,7 @@ def extract_answer(completion: str, mode: str = LENIENT) -> ExtractedAnswer | No
                 break
             group.insert(0, box)
             cursor = box
-    values = tuple(_strip_delimiters(c.text) for c in group)
+    values = tuple(_strip_math_mode_once(c.text) for c in group)
     values = tuple(v for v in values if v)
     if not values:
         return None
@@ -227,7 +229,7 @@ def _correction(text: str, end: int, values: tuple[str, ...]) -> str | None:
     cue = _CORRECTION_RE.search(text, end)
     if cue is None:
         return None
-    later = tuple(v for v in (_strip_delimiters(s.text) for s in last_math(text[cue.end():])) if v)
+    later = tuple(v for v in (_strip_math_mode_once(s.text) for s in last_math(text[cue.end():])) if v)
     if not later or _same_values(later, values):
         return None
     return ", ".join(later)
@@ -247,7 +249,7 @@ def _same_values(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
 def final_boxes(text: str) -> list[str]:
     """The last box of ``text`` and the boxes before it joined by a short phrase with a connector
     (``\\boxed{1} papers and \\boxed{2} bins``): a reference's boxes that form one answer."""
-    boxes = [b for b in _boxes(text) if _strip_delimiters(b.text)]
+    boxes = [b for b in _boxes(text) if _strip_math_mode_once(b.text)]
     if not boxes:
         return []
     group = [boxes[-1]]
@@ -256,4 +258,4 @@ def final_boxes(text: str) -> list[str]:
         if len(gap) > _MAX_CONNECTOR or not (_CONNECTOR_RE.match(gap) or _SHORT_JOIN.search(gap)):
             break
         group.insert(0, box)
-    return [_strip_delimiters(b.text) for b in group]
+    return [_strip_math_mode_once(b.text) for b in group]

@@ -47,7 +47,8 @@ _IMAGINARY = re.compile(r"(?<![\\a-zA-Z_])i(?![a-zA-Z])")
 _INDEX_USE = re.compile(r"_\{?i\b|\\sum|\\prod|\bi\s*=")
 
 
-def strip_delimiters(text: str) -> str:
+def strip_math_mode(text: str) -> str:
+    """Math-mode delimiters ($$, $, \\(, \\[) stripped from both ends until none is left, then a final dot."""
     text = text.strip()
     changed = True
     while changed:
@@ -61,7 +62,7 @@ def strip_delimiters(text: str) -> str:
 
 def normalize(text: str) -> str:
     """Surface clean-up that never changes the value: delimiters, spacing, currency, degree signs, ``{,}``."""
-    text = strip_delimiters(_OVERESCAPED.sub(r"\\", text).replace("−", "-"))
+    text = strip_math_mode(_OVERESCAPED.sub(r"\\", text).replace("−", "-"))
     text = re.sub(r"\\!\s*", "", _INNER_DELIMS.sub(" ", text)).replace("\\$", "").replace("{,}", "")
     text = text.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("\\cfrac", "\\frac")
     text = _TEXT_NUMBER.sub(r"\1", text.replace("\\varnothing", "\\emptyset"))
@@ -185,7 +186,7 @@ def split_values(text: str) -> list[str]:
     values: list[str] = []
     groups = top_level_split(text, ";")
     for group in groups:
-        parts = [strip_delimiters(p) for p in top_level_split(group)]
+        parts = [strip_math_mode(p) for p in top_level_split(group)]
         names = [_EQUALS.split(p, maxsplit=1)[0].strip() for p in parts]
         if len(groups) > 1 and len(parts) > 1 and all(_EQUALS.search(p) and is_label(n) for p, n in zip(parts, names)) \
                 and len(set(names)) == len(names):

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from rewardkit._errors import ConfigError
-from rewardkit.verifiers.base import Verifier, _check_batch, as_text
+from rewardkit.verifiers.base import Verifier, _check_batch, assistant_text
 from rewardkit.verifiers.math_answer.compare import Judgement, normalize, split_values
 from rewardkit.verifiers.math_answer.extract import EXTRACTION_MODES, LENIENT, ExtractedAnswer, extract_answer
 from rewardkit.verifiers.math_answer.reference import reference_text
@@ -83,7 +83,7 @@ class MathVerifier(Verifier):
         gold = reference_text(reference)
         if gold is None:
             return Verdict.fail(INVALID_REFERENCE, reason=f"no usable reference: {reference!r}")
-        found = extract_answer(as_text(completion), self.config.extraction)
+        found = extract_answer(assistant_text(completion), self.config.extraction)
         if found is None:
             what = "math or number" if self.config.extraction == LENIENT else "boxed answer or answer statement"
             return Verdict.fail(NO_ANSWER, reason=f"no {what} found")

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rewardkit.verifiers.base import answer_region, as_text
+from rewardkit.verifiers.base import answer_region, assistant_text
 
 SPAN_CHARS = 240  # an answer statement is read this far at most
 BOX_CHARS = 400  # a \boxed{...} longer than this is not an MCQ answer
@@ -127,7 +127,7 @@ _TRAILING_CHARS = " .!,;:)"
 
 def answer_text(completion: Any, max_chars: int) -> str:
     """The part of a completion that may hold the answer: after a closed think block, capped at its tail."""
-    text = answer_region(as_text(completion))[-max_chars:]
+    text = answer_region(assistant_text(completion))[-max_chars:]
     if any(c in text for c in _MARKUP_CHARS):
         return _MARKUP.sub("", text)
     return text
