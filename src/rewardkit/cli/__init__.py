@@ -45,7 +45,8 @@ class LazyGroup(click.Group):
             return command
         module_name, _, attr = LAZY_COMMANDS[cmd_name].partition(":")
         try:
-            return getattr(importlib.import_module(module_name), attr)
+            lazy: click.Command = getattr(importlib.import_module(module_name), attr)
+            return lazy
         except (ImportError, AttributeError) as exc:
             raise click.ClickException(f"command {cmd_name!r} is unavailable: {exc}") from exc
 

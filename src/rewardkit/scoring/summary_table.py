@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
-def print_summary(console, name: str, summary, output_path: str | None) -> None:  # rich Console, ScoreSummary
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from rewardkit.scoring.batch_scoring import ScoreSummary
+
+
+def print_summary(console: Console, name: str, summary: ScoreSummary, output_path: str | None) -> None:
     from rich.table import Table
 
     def fmt(value: float | None) -> str:

@@ -1,4 +1,4 @@
-"""The network state a run can leave in its container for the next run (stdlib only; docker_pool
+"""The network state a run can leave in its container for the next run (stdlib only; pool.py
 prepends it to the in-container supervisor's source).
 
 A container's network namespace (``network_mode="none"``: loopback only) lives as long as the

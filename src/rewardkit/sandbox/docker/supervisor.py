@@ -1,5 +1,5 @@
 """The in-container supervisor of the docker sandbox (stdlib only; sent as ``python3 -c`` source, with
-``docker_seccomp.py`` prepended).
+``seccomp.py`` prepended).
 
 It runs as root inside the container, whose capability set is only SETUID, SETGID and KILL: enough to
 drop to the run's unprivileged uid, and to kill and wipe whatever that uid left. One long-lived
@@ -25,9 +25,9 @@ import stat
 import struct
 import time
 
-if "install_signal_guard" not in globals():  # on the host; in a container docker_seccomp.py is prepended
+if "install_signal_guard" not in globals():  # on the host; in a container seccomp.py is prepended
     from rewardkit.sandbox.docker.seccomp import install_signal_guard, signal_guard_available
-if "network_state" not in globals():  # likewise docker_netstate.py
+if "network_state" not in globals():  # likewise netstate.py
     from rewardkit.sandbox.docker.netstate import network_changes, network_state
 
 WRITABLE_DIRS = ("/tmp", "/dev/shm", "/dev/mqueue")
