@@ -28,11 +28,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("rewardkit",),  # the package root (ROOT_MODULES): only users of ``import rewardkit`` reach it
 )
 ROOT_MODULES = {"rewardkit", "rewardkit._api"}
-# Modules allowed to break the order, and why.
-EXEMPT = {
-    # The pytest plugin's old home, kept for installs whose pytest11 entry point still names it.
-    "rewardkit.plugins.pytest_plugin",
-}
 
 
 def _module_name(path: Path) -> str:
@@ -85,8 +80,6 @@ def _violations() -> list[str]:
     problems = []
     for path in sorted(SRC.rglob("*.py")):
         module = _module_name(path)
-        if module in EXEMPT:
-            continue
         layer, unit = _unit(module)
         for line, target in _imported(ast.parse(path.read_text()), module):
             target_layer, target_unit = _unit(target)
@@ -105,8 +98,6 @@ def test_no_module_imports_a_layer_above_its_own() -> None:
 def test_the_plugin_layer_imports_only_the_error_module() -> None:
     for path in sorted((SRC / "plugins").rglob("*.py")):
         module = _module_name(path)
-        if module in EXEMPT:
-            continue
         outside = [
             t
             for _, t in _imported(ast.parse(path.read_text()), module)
