@@ -66,7 +66,7 @@ def test_installed_plugin_with_a_misspelled_hook_fails_loudly(plugin_targets):
     assert done.returncode != 0
     assert "PluginError" in done.stderr
     assert "plugin 'broken': unknown hook 'register_verifier'" in done.stderr
-    assert "rewardkit hooks are: register_rewards, register_sandboxes" in done.stderr
+    assert "rewardkit hooks are: register_combinators, register_rewards, register_sandboxes" in done.stderr
     # blocking the broken plugin by its entry-point name brings everything else back
     done = run_python(USE_DEMO, *both, env={BLOCK_ENV: "broken"})
     assert done.returncode == 0, done.stderr
