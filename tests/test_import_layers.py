@@ -7,6 +7,7 @@ source (AST), so an import the tests never execute is checked too. docs/architec
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -120,3 +121,16 @@ def test_every_module_has_a_layer() -> None:
         _unit(_module_name(path))
     with pytest.raises(AssertionError, match="in no layer"):
         _unit("rewardkit.newpackage.module")
+
+
+def test_no_module_or_package_is_named_like_a_standard_library_module() -> None:
+    clashes = [
+        str(path.relative_to(SRC.parent))
+        for path in SRC.rglob("*")
+        if "__pycache__" not in path.parts
+        and (
+            (path.suffix == ".py" and path.stem in sys.stdlib_module_names)
+            or (path.is_dir() and path.name in sys.stdlib_module_names)
+        )
+    ]
+    assert clashes == []

@@ -9,7 +9,7 @@ import pytest
 
 import rewardkit as rk
 from rewardkit.verifiers.math_answer.compare import judge
-from rewardkit.verifiers.math_answer.numbers import parse_number, same_number
+from rewardkit.verifiers.math_answer.numeric import parse_number, same_number
 from rewardkit.verifiers.math_answer.reference import reference_text
 
 

@@ -3,7 +3,7 @@
 A reference may hold several values (``1, -2``, ``x=1 \\text{ or } x=-2``, ``\\pm 3``, ``{1,2,3}``); the answer
 must then give the same values (in any order). When one value is expected, an answer with several different
 values is a hedge and earns nothing, even if one of them is right. Plain numbers follow the exactness rule
-of :mod:`rewardkit.verifiers.math_answer.numbers`; everything else (expressions, sets, intervals, tuples, matrices,
+of :mod:`rewardkit.verifiers.math_answer.numeric`; everything else (expressions, sets, intervals, tuples, matrices,
 equations) goes through math-verify. Nothing here guards time: the caller runs it in a killable worker.
 """
 
@@ -30,7 +30,7 @@ from rewardkit.verifiers.math_answer.forms import (
     top_level_split,
     value_of,
 )
-from rewardkit.verifiers.math_answer.numbers import (
+from rewardkit.verifiers.math_answer.numeric import (
     Number,
     parse_number,
     relative_close,

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from rewardkit.verifiers.base import answer_region
 from rewardkit.verifiers.math_answer.forms import normalize
-from rewardkit.verifiers.math_answer.numbers import parse_number
+from rewardkit.verifiers.math_answer.numeric import parse_number
 from rewardkit.verifiers.math_answer.scan import last_math, statement_value
 
 LENIENT, STRICT = "lenient", "strict"
