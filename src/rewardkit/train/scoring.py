@@ -40,11 +40,14 @@ class WeightedReward:
 def resolve_rewards(entries: list[Any]) -> list[WeightedReward]:
     """RewardTerms from config entries: registered names via ``rk.get_reward``, or ``module:attr`` imports."""
     from rewardkit.rewards.api import get_reward
+    from rewardkit.rewards.base import FunctionReward
 
     terms = []
     for i, entry in enumerate(entries):
         if entry.name is not None:
             fn = get_reward(entry.name, **entry.params)
+            # A plain function comes back wrapped; call it directly so only the columns it names reach it.
+            fn = fn.func if isinstance(fn, FunctionReward) else fn
             default_label = entry.name
         else:
             module_name, _, attr = entry.function.partition(":")
