@@ -23,8 +23,8 @@ from pathlib import Path
 
 import rewardkit as rk
 from rewardkit.sandbox.base import Limits
-from rewardkit.sandbox.docker_pool import ContainerSpec
-from rewardkit.sandbox.image_build import DEFAULT_IMAGE, docker_client
+from rewardkit.sandbox.docker.pool import ContainerSpec
+from rewardkit.sandbox.docker.image_build import DEFAULT_IMAGE, docker_client
 
 PROGRAM = "import json, math\nprint(json.dumps([math.factorial(n) % 97 for n in range(200)])[:20])\n"
 EXPECTED_PREFIX = b"[1, 1, 2, 6, 24, 23"

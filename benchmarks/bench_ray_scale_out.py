@@ -109,12 +109,12 @@ def write_rows(path: Path, count: int) -> None:
 def rss_child(mode: str, spec_path: str, data: str, out: str, address: str) -> None:
     start = time.perf_counter()
     if mode == "ray":
-        from rewardkit.rewards.ray_data_scoring import score_stream
+        from rewardkit.scoring.ray_data_scoring import score_stream
 
         _, summary, _ = score_stream(spec_path, data, out, address=address, batch_size=1000, actors=1)
         samples = summary.samples
     else:
-        from rewardkit.rewards.score_command import score
+        from rewardkit.cli.score import score
 
         score.main(["-r", spec_path, "-i", data, "-o", out, "--no-progress", "--batch-size", "1000"],
                    standalone_mode=False)

@@ -110,7 +110,7 @@ def main() -> None:
 
 
 def run_cases(samples: int, verbatim: bool, repeats: int, accuracy, composite, verifier) -> list[str]:
-    from rewardkit.rewards.batch import completion_text
+    from rewardkit.rewards.inputs import completion_text
 
     def per_sample_verify(rows: list[dict]) -> list:
         return [verifier.verify(completion_text(r["completion"]), r["answer"]).score for r in rows]

@@ -15,7 +15,7 @@ import shutil
 import time
 from pathlib import Path
 
-from rewardkit.train.command import make_trainer, summarise
+from rewardkit.cli.train import make_trainer, summarise_history
 from rewardkit.train.config import load_config
 
 
@@ -29,7 +29,7 @@ def main() -> None:
     trainer = make_trainer(config)
     history = trainer.train()
     wall = time.time() - started
-    summary = summarise(history)
+    summary = summarise_history(history)
     summary.update({"config": args.config, "wall_seconds": round(wall, 1), "machine": platform.machine(),
                     "evals": [h for h in history if any(k.startswith("eval") for k in h)]})
     out = Path(config.output_dir)

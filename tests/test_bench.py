@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from rewardkit.bench.command import HEADER, render
+from rewardkit.cli.bench import HEADER, render
 from rewardkit.bench.runs import Row
 from rewardkit.cli import main
 

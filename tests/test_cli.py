@@ -99,7 +99,7 @@ def test_plugins_lists_builtins_hooks_and_registrations(invoke):
     result = invoke("plugins")
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    start = lines.index(next(line for line in lines if line.startswith("rewardkit.plugins.builtin_verifiers")))
+    start = lines.index(next(line for line in lines if line.startswith("rewardkit.verifiers.builtin")))
     assert "[builtin]" in lines[start] and f"(rewardkit {rk.__version__})" in lines[start]
     assert lines[start + 1].strip() == "hooks: register_verifiers"
     assert lines[start + 2].strip().startswith("verifiers: ") and "mcq" in lines[start + 2]

@@ -10,9 +10,9 @@ import pytest
 
 from rewardkit import ConfigError
 from rewardkit._jsonl import iter_jsonl, parse_object, read_jsonl
-from rewardkit.rewards.ray_data_scoring import _parse
-from rewardkit.rewards.score_io import iter_samples, read_samples
-from rewardkit.rewards.score_output import existing_rows
+from rewardkit.scoring.ray_data_scoring import _parse
+from rewardkit.scoring.readers import iter_samples, read_samples
+from rewardkit.scoring.writers import existing_rows
 from rewardkit.train.config import DataConfig
 from rewardkit.train.data import load_examples
 from rewardkit.train.plots import read_log

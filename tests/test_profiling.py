@@ -10,8 +10,9 @@ from click.testing import CliRunner
 import rewardkit as rk
 from rewardkit import profiling
 from rewardkit.cli import main
-from rewardkit.verifiers import code_verifier, math_verifier
-from rewardkit.verifiers.mcq_verifier import MCQVerifier
+from rewardkit.verifiers.code_tests import verifier as code_verifier
+from rewardkit.verifiers.math_answer import verifier as math_verifier
+from rewardkit.verifiers.multiple_choice.verifier import MCQVerifier
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -39,10 +40,10 @@ def test_collect_times_mcq_and_math_stages_and_removes_its_probes():
 
 
 def test_one_profile_at_a_time_and_missing_probes_are_listed(monkeypatch):
-    monkeypatch.setattr(profiling, "PROBES", (("gone", "rewardkit.verifiers.math_verifier", "no_such_function"),))
+    monkeypatch.setattr(profiling, "PROBES", (("gone", "rewardkit.verifiers.math_answer.verifier", "no_such_function"),))
     with profiling.collect() as profile, pytest.raises(RuntimeError, match="already being collected"):
         profiling.start()
-    assert profile.not_instrumented == ["rewardkit.verifiers.math_verifier:no_such_function"]
+    assert profile.not_instrumented == ["rewardkit.verifiers.math_answer.verifier:no_such_function"]
     assert "not instrumented" in profile.render()
 
 

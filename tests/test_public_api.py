@@ -55,6 +55,7 @@ def test_all_lists_every_public_name_the_package_root_defines():
 def test_there_are_hookspecs_and_the_register_hooks_have_the_documented_names():
     names = hookspec_names()
     assert {"register_verifiers", "register_rewards", "register_shapers", "register_sandboxes"} <= set(names)
+    assert "register_combinators" in names  # register_shapers is its deprecated alias
 
 
 def test_every_hookspec_has_a_docstring_and_a_register_argument():

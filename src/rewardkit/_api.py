@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from rewardkit import _factories
 from rewardkit.plugins.manager import PluginHost, default_host
-from rewardkit.sandbox.base import Sandbox
-from rewardkit.verifiers.base import Verifier
+from rewardkit.sandbox.lookup import get_sandbox
+from rewardkit.verifiers.lookup import get_verifier
 
-
-def get_verifier(name: str, **params: Any) -> Verifier:
-    """A new verifier instance of a registered kind (``"math"``, ``"mcq"``, ``"code"``, ...)."""
-    return _factories.create(default_host().registries.verifiers, name, params)
-
-
-def get_sandbox(name: str, **options: Any) -> Sandbox:
-    """A new sandbox backend of a registered kind (``"local"``, ``"docker"``, ...)."""
-    return _factories.create(default_host().registries.sandboxes, name, options)
+__all__ = ["get_sandbox", "get_verifier", "plugin_host"]
 
 
 def plugin_host() -> PluginHost:

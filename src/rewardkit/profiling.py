@@ -30,14 +30,14 @@ from typing import Any
 
 # (stage, module, attribute): "Class.method" patches the class, a plain name patches the module global.
 PROBES: tuple[tuple[str, str, str], ...] = (
-    ("math: extract", "rewardkit.verifiers.math_verifier", "extract_answer"),
+    ("math: extract", "rewardkit.verifiers.math_answer.verifier", "extract_answer"),
     ("math: compare (worker round trip)", "rewardkit.verifiers.worker_pool", "WorkerPool.run"),
-    ("code: extract program", "rewardkit.verifiers.code_verifier", "extract_program"),
-    ("code: prepare job", "rewardkit.verifiers.code_verifier", "prepare_job"),
-    ("code: sandbox run (start+fork+tests)", "rewardkit.sandbox.local_sandbox", "LocalSandbox.run"),
-    ("code: local sandbox launch setup", "rewardkit.sandbox.local_sandbox", "LocalSandbox._launch"),
-    ("code: sandbox run (start+fork+tests)", "rewardkit.sandbox.docker_sandbox", "DockerSandbox.run"),
-    ("code: result decode", "rewardkit.verifiers.code_verifier", "parse_result"),
+    ("code: extract program", "rewardkit.verifiers.code_tests.verifier", "extract_program"),
+    ("code: prepare job", "rewardkit.verifiers.code_tests.verifier", "prepare_job"),
+    ("code: sandbox run (start+fork+tests)", "rewardkit.sandbox.local.sandbox", "LocalSandbox.run"),
+    ("code: local sandbox launch setup", "rewardkit.sandbox.local.sandbox", "LocalSandbox._launch"),
+    ("code: sandbox run (start+fork+tests)", "rewardkit.sandbox.docker.sandbox", "DockerSandbox.run"),
+    ("code: result decode", "rewardkit.verifiers.code_tests.verifier", "parse_result"),
 )
 
 _lock = threading.Lock()

@@ -30,7 +30,7 @@ if _why_not is not None:
     raise RuntimeError(f"refusing to run hostile programs outside the disposable boundary: {_why_not}")
 
 import rewardkit as rk
-from rewardkit.sandbox.local_sandbox import LocalSandbox
+from rewardkit.sandbox.local.sandbox import LocalSandbox
 
 ISOLATIONS = ["bwrap", "unshare", "rlimits"]
 

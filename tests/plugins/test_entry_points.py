@@ -40,7 +40,7 @@ def test_plugins_command_lists_the_installed_plugin(plugin_targets):
     assert demo["version"] == "1.2.3"
     assert demo["hooks"] == ["register_rewards", "register_verifiers"]
     assert demo["registered"] == {"verifier": ["exact"], "reward": ["shortness"]}
-    assert rows["rewardkit.plugins.builtin_verifiers"]["source"] == "builtin"
+    assert rows["rewardkit.verifiers.builtin"]["source"] == "builtin"
 
 
 def test_block_and_allow_lists_select_entry_point_plugins(plugin_targets):
@@ -49,7 +49,7 @@ def test_block_and_allow_lists_select_entry_point_plugins(plugin_targets):
     assert "demo" not in {r["name"] for r in plugins_json(demo, **{ALLOW_ENV: "someone-else"})}
     assert "demo" not in {r["name"] for r in plugins_json(demo, **{LOAD_ENTRY_POINTS_ENV: "0"})}
     allowed = {r["name"] for r in plugins_json(demo, **{ALLOW_ENV: "demo"})}
-    assert "demo" in allowed and "rewardkit.plugins.builtin_verifiers" in allowed  # built-ins always load
+    assert "demo" in allowed and "rewardkit.verifiers.builtin" in allowed  # built-ins always load
 
 
 def test_blocked_plugin_name_is_unknown_with_a_clear_error(plugin_targets):
@@ -66,7 +66,7 @@ def test_installed_plugin_with_a_misspelled_hook_fails_loudly(plugin_targets):
     assert done.returncode != 0
     assert "PluginError" in done.stderr
     assert "plugin 'broken': unknown hook 'register_verifier'" in done.stderr
-    assert "rewardkit hooks are: register_rewards, register_sandboxes" in done.stderr
+    assert "rewardkit hooks are: register_combinators, register_rewards, register_sandboxes" in done.stderr
     # blocking the broken plugin by its entry-point name brings everything else back
     done = run_python(USE_DEMO, *both, env={BLOCK_ENV: "broken"})
     assert done.returncode == 0, done.stderr

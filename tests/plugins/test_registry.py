@@ -9,16 +9,16 @@ import pytest
 import rewardkit as rk
 from rewardkit.plugins.manager import BUILTIN_PLUGINS, PluginHost
 from rewardkit.plugins.naming import BLOCK_ENV
-from rewardkit.verifiers.mcq_verifier import MCQVerifier
+from rewardkit.verifiers.multiple_choice.verifier import MCQVerifier
 
 
 def test_builtins_register_through_the_hooks(host):
     registries = host.registries
     assert {"math", "mcq"} <= set(registries.verifiers.names())
-    assert registries.verifiers.owner("mcq") == "rewardkit.plugins.builtin_verifiers"
+    assert registries.verifiers.owner("mcq") == "rewardkit.verifiers.builtin"
     rows = {row["name"]: row for row in host.describe()}
     assert set(BUILTIN_PLUGINS) <= set(rows)
-    verifiers_row = rows["rewardkit.plugins.builtin_verifiers"]
+    verifiers_row = rows["rewardkit.verifiers.builtin"]
     assert verifiers_row["hooks"] == ["register_verifiers"]
     assert verifiers_row["source"] == "builtin"
     assert {"math", "mcq"} <= set(verifiers_row["registered"]["verifier"])
@@ -67,10 +67,10 @@ def test_duplicate_names_error_naming_both_plugins(host):
         host.register(DuplicateMCQ(), name="copycat")
     message = str(info.value)
     assert "duplicate verifier name 'mcq'" in message
-    assert "'copycat'" in message and "'rewardkit.plugins.builtin_verifiers'" in message
+    assert "'copycat'" in message and "'rewardkit.verifiers.builtin'" in message
     # the failed plugin is rolled back; the host still works
     assert host.pm.get_plugin("copycat") is None
-    assert host.registries.verifiers.owner("mcq") == "rewardkit.plugins.builtin_verifiers"
+    assert host.registries.verifiers.owner("mcq") == "rewardkit.verifiers.builtin"
 
 
 def test_misspelled_hook_fails_loudly(host):
@@ -95,19 +95,19 @@ def test_invalid_registered_name_and_failing_hook_name_the_plugin(host):
 
     class Raising:
         @rk.hookimpl
-        def register_shapers(self, register):
-            raise RuntimeError("shaper table missing")
+        def register_combinators(self, register):
+            raise RuntimeError("combinator table missing")
 
     with pytest.raises(rk.PluginError, match="'empty-name' registered a reward with an invalid name ''"):
         host.register(EmptyName(), name="empty-name")
-    with pytest.raises(rk.PluginError, match="'raising' failed in register_shapers: RuntimeError"):
+    with pytest.raises(rk.PluginError, match="'raising' failed in register_combinators: RuntimeError"):
         host.register(Raising(), name="raising")
 
 
 def test_block_env_var_drops_a_builtin(monkeypatch):
-    monkeypatch.setenv(BLOCK_ENV, " rewardkit.plugins.builtin_verifiers , something-else ")
+    monkeypatch.setenv(BLOCK_ENV, " rewardkit.verifiers.builtin , something-else ")
     host = PluginHost(load_entry_points=False)
-    assert "rewardkit.plugins.builtin_verifiers" not in dict(host.pm.list_name_plugin())
+    assert "rewardkit.verifiers.builtin" not in dict(host.pm.list_name_plugin())
     assert "mcq" not in host.registries.verifiers
     assert len(host.registries.rewards) > 0  # the other built-ins still load
     # with the built-in blocked, a plugin may take the name without a duplicate error
@@ -115,8 +115,15 @@ def test_block_env_var_drops_a_builtin(monkeypatch):
     assert host.registries.verifiers.owner("mcq") == "replacement"
 
 
-def test_explicit_block_list_overrides_env(monkeypatch):
+def test_block_env_var_accepts_a_builtin_s_name_from_before_it_moved(monkeypatch):
     monkeypatch.setenv(BLOCK_ENV, "rewardkit.plugins.builtin_verifiers")
+    host = PluginHost(load_entry_points=False)
+    assert "rewardkit.verifiers.builtin" not in dict(host.pm.list_name_plugin())
+    assert "mcq" not in host.registries.verifiers and "math_accuracy" in host.registries.rewards
+
+
+def test_explicit_block_list_overrides_env(monkeypatch):
+    monkeypatch.setenv(BLOCK_ENV, "rewardkit.verifiers.builtin")
     host = PluginHost(load_entry_points=False, blocked=[])
     assert "mcq" in host.registries.verifiers
 
@@ -167,14 +174,14 @@ class EchoSandboxPlugin:
         register("echo", lambda *, label="echo": types.SimpleNamespace(label=label))
 
     @rk.hookimpl
-    def register_shapers(self, register):
+    def register_combinators(self, register):
         register("halve", lambda reward: (lambda *a, **k: [r / 2 for r in reward(*a, **k)]))
 
 
 def test_sandbox_and_shaper_hooks_fill_their_registries(host):
     name = host.register(EchoSandboxPlugin(), name="echo-plugin")
     assert host.registries.sandboxes.owner("echo") == name
-    assert host.registries.shapers.owner("halve") == name
+    assert host.registries.combinators.owner("halve") == name
     assert {"local", "docker"} <= set(host.registries.sandboxes.names())  # built-ins alongside
     rk_host = rk.plugin_host()
     rk_host.register(EchoSandboxPlugin(), name="echo-plugin")

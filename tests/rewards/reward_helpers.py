@@ -35,7 +35,7 @@ SPY_CALLS: list[dict[str, Any]] = []
 def spy(prompts, completions, **kwargs) -> list[float]:
     """Records what the trainer passed; scores each completion by its number of distinct characters / 100."""
     SPY_CALLS.append({"prompts": prompts, "completions": completions, "kwargs": dict(kwargs)})
-    from rewardkit.rewards.batch import completion_text
+    from rewardkit.rewards.inputs import completion_text
 
     return [len(set(completion_text(c))) / 100 for c in completions]
 

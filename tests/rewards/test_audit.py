@@ -19,14 +19,14 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 def any_box(prompts, completions, **kwargs):
     """Deliberately weak: 1.0 for any completion with a \\boxed{...}, whatever is in it."""
-    from rewardkit.rewards.batch import completion_text
+    from rewardkit.rewards.inputs import completion_text
 
     return [1.0 if r"\boxed{" in completion_text(c) else 0.0 for c in completions]
 
 
 def reference_in_some_box(prompts, completions, answer, **kwargs):
     """Deliberately weak: 1.0 when any \\boxed{} holds the reference, so listing candidates pays."""
-    from rewardkit.rewards.batch import completion_text
+    from rewardkit.rewards.inputs import completion_text
 
     return [1.0 if str(ref) in re.findall(r"\\boxed\{([^{}]*)\}", completion_text(c)) else 0.0
             for c, ref in zip(completions, answer)]
@@ -35,7 +35,7 @@ def reference_in_some_box(prompts, completions, answer, **kwargs):
 def exit_code_grader(prompts, completions, tests, **kwargs):
     """Deliberately weak code grader: passes when the program text never raises at the top (no run at all)
     but calls exit; stands in for graders that trust a program's exit status."""
-    from rewardkit.rewards.batch import completion_text
+    from rewardkit.rewards.inputs import completion_text
 
     return [1.0 if "exit(0)" in completion_text(c) else 0.0 for c in completions]
 

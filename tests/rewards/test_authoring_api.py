@@ -21,7 +21,7 @@ CHAT = [{"role": "assistant", "content": "SURE"}]
 
 def test_the_authoring_api_is_exported_from_the_package_root():
     from rewardkit.rewards.base import Reward, Scored
-    from rewardkit.rewards.batch import Batch, completion_text
+    from rewardkit.rewards.inputs import Batch, completion_text
     from rewardkit.rewards.combinators import Combinator
     from rewardkit.rewards.spec import reward_factory
 
@@ -312,7 +312,8 @@ def test_the_documented_params_schema_checks_a_kwargs_verifier_at_build_time(rew
 
 
 def test_status_lists_every_status_the_builtin_verifiers_produce():
-    from rewardkit.verifiers import code_harness, mcq_verifier
+    from rewardkit.verifiers.code_tests import job as code_harness
+    from rewardkit.verifiers.multiple_choice import verifier as mcq_verifier
 
     produced = {mcq_verifier.INVALID_OPTION, mcq_verifier.OPTION_MISMATCH, code_harness.COMPILE_ERROR}
     assert produced <= {s.value for s in Status}

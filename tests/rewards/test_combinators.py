@@ -102,7 +102,7 @@ def test_nesting_and_component_labels():
 
 
 def _batch():
-    from rewardkit.rewards.batch import Batch
+    from rewardkit.rewards.inputs import Batch
 
     return Batch.from_call(None, COMPLETIONS, COLUMNS)
 
@@ -133,7 +133,7 @@ def test_where_scores_only_matching_rows():
 
 
 def _where_batch():
-    from rewardkit.rewards.batch import Batch
+    from rewardkit.rewards.inputs import Batch
 
     return Batch.from_call(None, ["x=4", "B", "y"], {"answer": ["4", "B", "y"], "task": ["math", "mcq", "logic"]})
 
@@ -192,7 +192,7 @@ def test_where_around_a_nested_combinator_keeps_its_labels():
          "where": {"task": "math"}},
         {"reward": "length_reward"},
     ]})
-    from rewardkit.rewards.batch import Batch
+    from rewardkit.rewards.inputs import Batch
 
     batch = Batch.from_call(None, ["c"] * 5, {**COLUMNS, "task": ["math", "mcq", "math", "math", "mcq"]})
     scored = reward.score(batch)

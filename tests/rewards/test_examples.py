@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import rewardkit as rk
-from rewardkit.rewards.batch_scoring import score_rows
+from rewardkit.scoring.batch_scoring import score_rows
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

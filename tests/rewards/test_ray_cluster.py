@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 import rewardkit as rk
-from rewardkit.rewards.batch_scoring import _batch_of
+from rewardkit.scoring.batch_scoring import _batch_of
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 pytestmark = pytest.mark.slow
@@ -68,8 +68,8 @@ def expected(spec, rows) -> list:
 
 
 def test_streamed_scoring_runs_on_both_nodes(cluster, spec, rows, tmp_path):
-    from rewardkit.rewards.batch_scoring import score_rows
-    from rewardkit.rewards.ray_data_scoring import score_stream
+    from rewardkit.scoring.batch_scoring import score_rows
+    from rewardkit.scoring.ray_data_scoring import score_stream
 
     ray, _, _ = cluster
     data = tmp_path / "in.jsonl"

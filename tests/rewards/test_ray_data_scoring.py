@@ -77,7 +77,7 @@ def test_parquet_and_saved_dataset_inputs(ray, files, tmp_path, ci_require):
 
 
 def test_bad_inputs_are_clear_errors(ray, files, tmp_path):
-    from rewardkit.rewards.ray_data_scoring import score_stream
+    from rewardkit.scoring.ray_data_scoring import score_stream
 
     spec, _, _ = files
     with pytest.raises(ConfigError, match="does not exist"):
@@ -95,7 +95,7 @@ def test_csv_output_and_bad_output_suffix_as_in_process(ray, files, tmp_path):
     score("-r", str(spec), "-i", str(data), "-o", str(tmp_path / "local.csv"))
     score("-r", str(spec), "-i", str(data), "-o", str(tmp_path / "ray.csv"), "--ray", "--batch-size", "8")
     assert (tmp_path / "ray.csv").read_bytes() == (tmp_path / "local.csv").read_bytes()
-    from rewardkit.rewards.ray_data_scoring import score_stream
+    from rewardkit.scoring.ray_data_scoring import score_stream
 
     with pytest.raises(ConfigError, match="output .*out.txt.*: unknown format .txt"):
         score_stream(str(spec), str(data), str(tmp_path / "out.txt"))
@@ -103,8 +103,8 @@ def test_csv_output_and_bad_output_suffix_as_in_process(ray, files, tmp_path):
 
 
 def test_saved_dataset_split_errors_as_in_process(ray, files, tmp_path, ci_require):
-    from rewardkit.rewards.ray_data_scoring import score_stream
-    from rewardkit.rewards.score_io import iter_samples
+    from rewardkit.scoring.ray_data_scoring import score_stream
+    from rewardkit.scoring.readers import iter_samples
 
     try:
         import datasets

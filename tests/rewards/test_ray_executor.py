@@ -15,7 +15,7 @@ import yaml
 
 import rewardkit as rk
 from rewardkit._errors import ConfigError
-from rewardkit.rewards.batch_scoring import _batch_of
+from rewardkit.scoring.batch_scoring import _batch_of
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

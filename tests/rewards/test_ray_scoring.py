@@ -15,8 +15,8 @@ from click.testing import CliRunner
 import rewardkit as rk
 from rewardkit._errors import ConfigError
 from rewardkit.cli import main
-from rewardkit.rewards.batch_scoring import score_rows
-from rewardkit.rewards.ray_scoring import score_on_ray, split_shards
+from rewardkit.scoring.batch_scoring import score_rows
+from rewardkit.scoring.ray_scoring import score_on_ray, split_shards
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CLI_ROWS = [

@@ -41,9 +41,12 @@ def trl_kwargs(n: int, **columns) -> dict:
 
 
 def test_get_reward_conventions(test_plugin):
-    assert rk.get_reward("column_value") is column_value                      # plain function: as is
-    bound = rk.get_reward("column_value", value_key="b")                      # params: a partial
-    assert isinstance(bound, functools.partial) and bound.func is column_value
+    plain = rk.get_reward("column_value")                                     # plain function: wrapped
+    assert isinstance(plain, rk.Reward) and plain.func is column_value and plain.__name__ == "column_value"
+    assert plain(prompts=None, completions=["x"], value=[1]) == [1.0]
+    bound = rk.get_reward("column_value", value_key="b")                      # params: a partial, wrapped
+    assert isinstance(bound, rk.Reward) and isinstance(bound.func, functools.partial)
+    assert bound.func.func is column_value
     assert bound(prompts=None, completions=["x"], b=[2]) == [2.0]
     assert bound.__name__ == "column_value"                                   # TRL logs under __name__
     assert pickle.loads(pickle.dumps(bound))(prompts=None, completions=["x"], b=[4]) == [4.0]
@@ -214,7 +217,8 @@ def test_log_metric_reports_components():
 
 
 def test_length_reward_helper_is_plain(test_plugin):
-    assert rk.get_reward("length_reward") is length_reward
+    reward = rk.get_reward("length_reward")
+    assert isinstance(reward, rk.Reward) and reward.func is length_reward
 
 
 def test_terms_sharing_a_verifier_judge_each_sample_once(test_plugin):

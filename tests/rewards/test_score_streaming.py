@@ -13,7 +13,7 @@ from reward_helpers import require_module
 
 import rewardkit as rk
 from rewardkit.cli import main
-from rewardkit.rewards.batch_scoring import score_chunks
+from rewardkit.scoring.batch_scoring import score_chunks
 
 MATH_SPEC = "reward: math_accuracy\nparams: {timeout: 20}\n"
 

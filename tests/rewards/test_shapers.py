@@ -7,7 +7,7 @@ import math
 import pytest
 
 import rewardkit as rk
-from rewardkit.rewards.batch import Batch
+from rewardkit.rewards.inputs import Batch
 from rewardkit.rewards.length_rewards import cosine_scaled, soft_overlong_penalty
 
 THINK_ANSWER = "<think>x</think><answer>y</answer>"

@@ -86,7 +86,7 @@ def test_bad_verifier_param_fails_at_build_time():
          "spec.terms: expected a non-empty list of terms, got 'tag_format'"),
         ({"combine": "sum", "terms": []}, "spec.terms: expected a non-empty list of terms"),
         ({"combine": "sum"}, "spec: combine: sum needs field 'terms' (a list of terms)"),
-        ({"combine": "average", "terms": ["tag_format"]}, "spec.combine: unknown shaper 'average'; registered shapers:"),
+        ({"combine": "average", "terms": ["tag_format"]}, "spec.combine: unknown combinator 'average'; registered combinators:"),
         ({"combine": "sum", "terms": [{"weight": 1}]}, "spec.terms[0]: needs exactly one of 'reward'"),
         ({"combine": "sum", "terms": [{"reward": "tag_format", "combine": "sum"}]}, "needs exactly one of 'reward'"),
         ({"combine": "sum", "terms": [{"reward": "tag_format", "wieght": 2}]},

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rewardkit._errors import SandboxError
-from rewardkit.sandbox.image_build import (
+from rewardkit.sandbox.docker.image_build import (
     DEFAULT_IMAGE,
     SANDBOX_UID,
     add_sandbox_user,

@@ -13,7 +13,7 @@ from rk_testing import require
 
 CHECK = r"""
 import json, socket, subprocess, sys
-from rewardkit.sandbox.docker_netstate import network_changes, network_state
+from rewardkit.sandbox.docker.netstate import network_changes, network_state
 base = network_state()
 a, b = socket.socketpair()
 own = socket.socket()

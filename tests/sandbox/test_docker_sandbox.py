@@ -16,8 +16,8 @@ import pytest
 import rewardkit as rk
 from rewardkit._errors import SandboxError
 from rewardkit.sandbox.base import Limits
-from rewardkit.sandbox.docker_pool import LABEL, POOL_LABEL
-from rewardkit.sandbox.image_build import DEFAULT_IMAGE
+from rewardkit.sandbox.docker.pool import LABEL, POOL_LABEL
+from rewardkit.sandbox.docker.image_build import DEFAULT_IMAGE
 from rk_testing import docker_problem, require
 
 pytestmark = pytest.mark.docker

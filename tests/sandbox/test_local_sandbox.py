@@ -16,8 +16,8 @@ import pytest
 
 import rewardkit as rk
 from rewardkit.sandbox.base import Limits
-from rewardkit.sandbox.local_launch import detect_isolation
-from rewardkit.sandbox.local_sandbox import LocalSandbox
+from rewardkit.sandbox.local.launch import detect_isolation
+from rewardkit.sandbox.local.sandbox import LocalSandbox
 from rk_testing import require
 
 PY = ["python3", "-I", "-S", "-c"]
@@ -199,7 +199,7 @@ def test_as_an_ordinary_user_bubblewrap_uses_a_user_namespace() -> None:
     import rewardkit
 
     paths = [os.path.dirname(os.path.dirname(rewardkit.__file__)), os.path.dirname(os.path.dirname(pluggy.__file__))]
-    code = ("from rewardkit.sandbox.local_sandbox import LocalSandbox\n"
+    code = ("from rewardkit.sandbox.local.sandbox import LocalSandbox\n"
             "r = LocalSandbox().run(['python3', '-I', '-S', '-c', "
             "'import os, socket; print(os.getuid(), os.getpid(), [n for _, n in socket.if_nameindex()])'], {})\n"
             "print(r.stdout.decode().strip(), r.infra_error)\n")

@@ -8,7 +8,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from rewardkit.sandbox.local_tree_removal import remove_tree
+from rewardkit.sandbox.local.tree_removal import remove_tree
 
 
 def _deep_chain(top: str, depth: int) -> None:

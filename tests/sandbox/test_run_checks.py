@@ -11,7 +11,7 @@ import pytest
 from rewardkit import SandboxError
 from rewardkit.sandbox import docker_sandbox
 from rewardkit.sandbox.base import Limits
-from rewardkit.sandbox.local_launch import clean_env, limit_argv, rlimits_preexec, sandbox_path
+from rewardkit.sandbox.local.launch import clean_env, limit_argv, rlimits_preexec, sandbox_path
 from rewardkit.sandbox.run_checks import check_run, ran_out_of_memory, rlimits
 
 BAD_PATHS = ("", "/etc/passwd", "../x", "a/../b", "./a", "a//b", "a/", "a/.")

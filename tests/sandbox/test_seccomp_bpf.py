@@ -11,7 +11,7 @@ import struct
 import pytest
 
 from rewardkit.sandbox import seccomp_bpf
-from rewardkit.sandbox.docker_seccomp import SIGNAL_SYSCALLS, signal_guard_program
+from rewardkit.sandbox.docker.seccomp import SIGNAL_SYSCALLS, signal_guard_program
 from rewardkit.sandbox.seccomp_bpf import (
     AUDIT_ARCH,
     CLONE,

@@ -15,8 +15,8 @@ from train_helpers import small_config
 import rewardkit as rk
 from rewardkit.train.codistill import CoDistillTrainer
 from rewardkit.train.config import load_config
-from rewardkit.train.scoring import RewardTerm, score_completions
-from rewardkit.train.trainer import GRPOTrainer
+from rewardkit.train.scoring import WeightedReward, score_completions
+from rewardkit.train.trainer import MiniGRPOTrainer
 
 
 def _lines(path: Path) -> list[dict]:
@@ -59,8 +59,8 @@ def test_config_errors_name_the_field(tmp_path, student_dir):
 def test_rewards_are_called_like_trl_and_logged_per_component():
     from toy_rewards import digits_only, exact_answer, strict_signature
 
-    terms = [RewardTerm.of("exact", exact_answer), RewardTerm.of("digits", digits_only, 0.5),
-             RewardTerm.of("strict", strict_signature, 0.0)]
+    terms = [WeightedReward.of("exact", exact_answer), WeightedReward.of("digits", digits_only, 0.5),
+             WeightedReward.of("strict", strict_signature, 0.0)]
     rows = [{"prompt": "1+1=", "answer": "2"}] * 3
     scores = score_completions(terms, ["1+1="] * 3, ["2", "x2", ""], rows, {"completion_ids": [[1], [2], []]})
     assert scores.components["exact"].tolist() == [1.0, 0.0, 0.0]
@@ -68,11 +68,12 @@ def test_rewards_are_called_like_trl_and_logged_per_component():
     assert scores.total.tolist() == pytest.approx([1.5, 0.25, 0.0])
     assert scores.metrics == {"exact_answer/seen": 3.0}
     with pytest.raises(rk.ConfigError, match="returned 1 values for 3 completions"):
-        score_completions([RewardTerm.of("bad", lambda completions, **kw: [1.0])], ["p"] * 3, ["a"] * 3, rows)
+        score_completions([WeightedReward.of("bad", lambda completions, **kw: [1.0])], ["p"] * 3, ["a"] * 3,
+                          rows)
 
 
 def test_rewardkit_math_accuracy_scores_inside_the_trainer():
-    term = RewardTerm.of("math_accuracy", rk.get_reward("math_accuracy"))
+    term = WeightedReward.of("math_accuracy", rk.get_reward("math_accuracy"))
     rows = [{"prompt": "3+4=", "answer": "7"}] * 3
     scores = score_completions([term], ["3+4="] * 3, ["answer:7", "answer:8", "no idea"], rows)
     assert scores.components["math_accuracy"].tolist() == [1.0, 0.0, 0.0]
@@ -82,7 +83,7 @@ def test_a_few_real_steps_write_metrics_diagnostics_checkpoint_and_plots(tmp_pat
     config = small_config(tmp_path / "run", student_dir, grpo={"steps": 3}, logging={"plots": True},
                           rewards=[{"function": "toy_rewards:exact_answer"}, {"name": "math_accuracy", "weight": 0.5},
                                    {"function": "toy_rewards:digits_only", "weight": 0.5}])
-    trainer = GRPOTrainer(config)
+    trainer = MiniGRPOTrainer(config)
     before = _params(trainer)
     trainer.train()
     run = tmp_path / "run"
@@ -111,12 +112,12 @@ def test_seeded_runs_repeat_and_a_resumed_run_continues_exactly(tmp_path, studen
     sections = {"grpo": {"steps": 4}, "warmup": {"steps": 3, "target_field": "target"},
                 "logging": {"save_every": 2, "plots": False}, "data": {"task": "addition",
                                                                         "task_params": {"max_operand": 4}}}
-    straight = GRPOTrainer(small_config(tmp_path / "a", student_dir, **sections))
+    straight = MiniGRPOTrainer(small_config(tmp_path / "a", student_dir, **sections))
     straight.train()
-    again = GRPOTrainer(small_config(tmp_path / "b", student_dir, **sections))
+    again = MiniGRPOTrainer(small_config(tmp_path / "b", student_dir, **sections))
     again.train(steps=2)
     assert _no_time(again.history) == _no_time(straight.history)[:2]
-    resumed = GRPOTrainer(small_config(tmp_path / "c", student_dir, **sections),
+    resumed = MiniGRPOTrainer(small_config(tmp_path / "c", student_dir, **sections),
                           resume_from=tmp_path / "a" / "checkpoint-2")
     assert resumed.step == 2
     resumed.train()
@@ -129,7 +130,7 @@ def test_seeded_runs_repeat_and_a_resumed_run_continues_exactly(tmp_path, studen
 def test_gradient_accumulation_gives_the_gradient_of_the_whole_batch(tmp_path, student_dir):
     grads = {}
     for accum in (1, 4):
-        trainer = GRPOTrainer(small_config(tmp_path / f"acc{accum}", student_dir,
+        trainer = MiniGRPOTrainer(small_config(tmp_path / f"acc{accum}", student_dir,
                                            grpo={"steps": 1, "grad_accum_steps": accum, "max_grad_norm": 1e9},
                                            lora={"enabled": False}, logging={"plots": False, "module_norms": False}))
         step = trainer.optimizer.step
@@ -148,7 +149,7 @@ def test_gradient_accumulation_gives_the_gradient_of_the_whole_batch(tmp_path, s
 
 @pytest.mark.parametrize("lora", [True, False], ids=["lora-reference-is-base", "full-ft-reference-copy"])
 def test_kl_to_the_reference_grows_once_the_policy_moves(tmp_path, student_dir, lora):
-    trainer = GRPOTrainer(small_config(tmp_path, student_dir, grpo={"steps": 2, "beta": 0.1, "learning_rate": 0.05},
+    trainer = MiniGRPOTrainer(small_config(tmp_path, student_dir, grpo={"steps": 2, "beta": 0.1, "learning_rate": 0.05},
                                        lora={"enabled": lora}, logging={"plots": False}))
     first, second = trainer.train_step(), trainer.train_step()
     assert first["kl"] == pytest.approx(0.0, abs=1e-7)  # the policy is still the reference

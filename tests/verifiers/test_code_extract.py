@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from rewardkit.verifiers import code_extract
-from rewardkit.verifiers.code_extract import extract_program
+from rewardkit.verifiers.code_tests import extract as code_extract
+from rewardkit.verifiers.code_tests.extract import extract_program
 
 _OLD_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([^\n`]*)\n(.*?)^[ \t]*\1[ \t]*$", re.DOTALL | re.MULTILINE)
 _OLD_TAGS = frozenset({"python", "py", "python3", "py3"})

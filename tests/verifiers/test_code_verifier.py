@@ -11,9 +11,9 @@ import pytest
 
 import rewardkit as rk
 from rewardkit.sandbox.base import Limits, RunResult, Sandbox
-from rewardkit.verifiers.code_extract import extract_program
-from rewardkit.verifiers.code_harness import InvalidReference, normalize_reference, parse_result, prepare_job
-from rewardkit.verifiers.code_io_cases import outputs_match
+from rewardkit.verifiers.code_tests.extract import extract_program
+from rewardkit.verifiers.code_tests.job import InvalidReference, normalize_reference, parse_result, prepare_job
+from rewardkit.verifiers.code_tests.harness.code_io_cases import outputs_match
 from rk_testing import require
 
 ADD_TESTS = "assert add(1, 2) == 3\nassert add(-1, 1) == 0\nassert add(10, 5) == 15\nassert True\n"
@@ -223,7 +223,7 @@ def test_bad_settings_name_the_field() -> None:
 def test_settings_are_the_sandbox_limits_with_the_verifiers_own_defaults() -> None:
     from dataclasses import fields
 
-    from rewardkit.verifiers.code_verifier import CodeConfig
+    from rewardkit.verifiers.code_tests.verifier import CodeConfig
 
     assert {f.name: f.default for f in fields(CodeConfig)} == {
         "wall_time": 10.0, "cpu_time": None, "memory_bytes": 512 << 20, "max_processes": 16,
@@ -245,7 +245,7 @@ def test_settings_are_the_sandbox_limits_with_the_verifiers_own_defaults() -> No
 
 def _processes_of(sandbox) -> list[int]:
     """Live processes running under the uids this local sandbox hands out (as root: one range per sandbox)."""
-    from rewardkit.sandbox.local_sandbox import _UID_SPAN
+    from rewardkit.sandbox.local.sandbox import _UID_SPAN
 
     low, found = sandbox._uid_base, []
     for pid in filter(str.isdigit, os.listdir("/proc")):
@@ -287,7 +287,7 @@ def test_close_releases_everything_and_later_calls_fail_cleanly() -> None:
 # -- repeated tests, crashes, modules (issue 8) ---------------------------------------------------
 
 def test_instrument_marks_sites_that_repeat_and_commits_loops_in_check() -> None:
-    from rewardkit.verifiers.code_instrument import instrument
+    from rewardkit.verifiers.code_tests.instrument import instrument
 
     spec = instrument("def helper(x):\n    assert x\ndef check(candidate):\n    assert candidate(1)\n"
                       "    for i in range(3):\n        assert candidate(i) >= 0\n    helper(candidate(2))\n", "f")
@@ -340,8 +340,8 @@ def test_modules_the_program_imports_serve_the_tests(verifier) -> None:
 
 
 def test_the_recorder_credits_only_finished_statements() -> None:
-    from rewardkit.verifiers.code_procs import Deadline
-    from rewardkit.verifiers.code_recorder import Recorder
+    from rewardkit.verifiers.code_tests.harness.code_procs import Deadline
+    from rewardkit.verifiers.code_tests.harness.code_recorder import Recorder
 
     sites = [{"line": 1, "source": "a", "repeat": None}, {"line": 2, "source": "b", "repeat": "loop"},
              {"line": 3, "source": "c", "repeat": "function"}]

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 import rewardkit as rk
-from rewardkit.verifiers.math_compare import judge
-from rewardkit.verifiers.math_numbers import parse_number, same_number
-from rewardkit.verifiers.math_reference import reference_text
+from rewardkit.verifiers.math_answer.compare import judge
+from rewardkit.verifiers.math_answer.numeric import parse_number, same_number
+from rewardkit.verifiers.math_answer.reference import reference_text
 
 
 @pytest.fixture(scope="module")

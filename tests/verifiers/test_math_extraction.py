@@ -10,7 +10,7 @@ import time
 import pytest
 
 import rewardkit as rk
-from rewardkit.verifiers.math_extract import extract_answer
+from rewardkit.verifiers.math_answer.extract import extract_answer
 
 
 @pytest.fixture(scope="module")

@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from rewardkit.verifiers.math_extract import extract_answer
-from rewardkit.verifiers.math_reference import reference_text
-from rewardkit.verifiers.math_verifier import _trivially_equal
+from rewardkit.verifiers.math_answer.extract import extract_answer
+from rewardkit.verifiers.math_answer.reference import reference_text
+from rewardkit.verifiers.math_answer.verifier import _trivially_equal
 
 MB = 1 << 20
 

@@ -9,9 +9,9 @@ import time
 import pytest
 
 import rewardkit as rk
-from rewardkit.verifiers.math_compare import split_values
-from rewardkit.verifiers.math_extract import extract_answer
-from rewardkit.verifiers.math_verifier import MathVerifier
+from rewardkit.verifiers.math_answer.compare import split_values
+from rewardkit.verifiers.math_answer.extract import extract_answer
+from rewardkit.verifiers.math_answer.verifier import MathVerifier
 
 
 @pytest.fixture(scope="module")

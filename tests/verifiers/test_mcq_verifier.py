@@ -8,7 +8,7 @@ import pytest
 
 import rewardkit as rk
 from rewardkit._errors import VerifierError
-from rewardkit.verifiers.mcq_verifier import INVALID_OPTION, OPTION_MISMATCH, MCQConfig, MCQVerifier
+from rewardkit.verifiers.multiple_choice.verifier import INVALID_OPTION, OPTION_MISMATCH, MCQConfig, MCQVerifier
 
 CAPITALS = ["Paris", "London", "Berlin", "Madrid"]  # A B C D; the UK's capital is B
 PLANETS = ["Venus", "Mars", "Jupiter", "Saturn", "Mercury"]
@@ -320,7 +320,7 @@ def test_adversarial_megabyte_completion_with_the_cap_lifted(name):
 
 def test_looping_completion_is_read_once_per_distinct_span(monkeypatch):
     """A repetition loop ("the answer is the answer is ...") costs one read per distinct span."""
-    from rewardkit.verifiers import mcq_extract
+    from rewardkit.verifiers.multiple_choice import extract as mcq_extract
 
     calls = []
     original = mcq_extract.ChoiceReader.read
@@ -396,7 +396,7 @@ def test_labels_out_of_order_are_a_usage_error(labels):
 @pytest.mark.parametrize("seed", range(3))
 def test_lowercase_twin_patterns_match_where_the_originals_do(seed):
     """The fast path reads lower-cased ASCII text with case-sensitive twins of two case-insensitive patterns."""
-    from rewardkit.verifiers import mcq_extract
+    from rewardkit.verifiers.multiple_choice import extract as mcq_extract
 
     rng = random.Random(seed)
     words = ["The", "ANSWER", "answer", "Is", "is", "I", "i'll", "Choose", "go", "WITH", "Final", "option", ":",

@@ -8,7 +8,7 @@ import pytest
 
 import rewardkit as rk
 from rewardkit.verifiers.base import Verifier
-from rewardkit.verifiers.mcq_verifier import MCQVerifier
+from rewardkit.verifiers.multiple_choice.verifier import MCQVerifier
 from rewardkit.verifiers.verdict import Verdict
 
 

@@ -22,7 +22,7 @@ from rewardkit.audit.variants import (
     wrapper,
 )
 from rewardkit.rewards.base import Reward, mean_of
-from rewardkit.rewards.batch import Batch
+from rewardkit.rewards.inputs import Batch
 
 KINDS = ("math", "mcq", "code", "format")
 VERIFIER_KINDS = {"math": "math", "mcq": "mcq", "code": "code"}
@@ -85,7 +85,7 @@ class AuditResult:
 
 
 def leaves(reward: Any) -> list[Any]:
-    from rewardkit.rewards.score_command import reward_leaves
+    from rewardkit.scoring.loading import reward_leaves
 
     return list(reward_leaves(reward))
 

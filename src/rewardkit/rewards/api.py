@@ -1,37 +1,19 @@
-"""``rk.get_reward`` and ``rk.build_reward``: rewards by name, and rewards composed from a spec."""
+"""``rk.get_reward``: a registered reward by name, always as a :class:`Reward`."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from rewardkit.plugins.manager import default_host
-from rewardkit.rewards.base import Reward
-from rewardkit.rewards.spec import SpecBuilder, load_spec, make_reward
+from rewardkit.rewards.base import Reward, as_reward
 
 
-def get_reward(name: str, **params: Any) -> Any:
+def get_reward(name: str, **params: Any) -> Reward:
     """The reward registered under ``name``, ready to pass to ``GRPOTrainer(reward_funcs=[...])``.
 
-    A reward registered as a plain TRL reward function comes back as it is (or, with ``params``, as a
-    picklable ``functools.partial``); one registered as a factory (a class, or a function marked with
-    ``@reward_factory``) is called with ``params``. Unknown names and bad parameters raise ConfigError.
+    One registered as a factory (a class, or a function marked with ``@reward_factory``) is called with
+    ``params``; one registered as a plain TRL reward function is wrapped (with ``params``, bound as a
+    picklable ``functools.partial``), so every reward has ``explain``, ``as_async`` and combinators' support.
+    Unknown names and bad parameters raise ConfigError.
     """
-    return make_reward(default_host().registries, name, params)
-
-
-def build_reward(spec: Mapping[str, Any] | str | Path, *, executor: str | None = None, **executor_options: Any) -> Reward:
-    """A reward composed from a spec: a dict, or the path of a YAML or JSON file (see docs/rewards.md).
-
-    Every field is checked now: an unknown reward or combinator, a bad parameter or a wrong type raises
-    ConfigError naming the field (``spec.terms[1].params``), what was expected and what exists.
-    ``executor="ray"`` (with ``address=``, ``actors=``, ...) or an ``executor:`` block in the spec runs the
-    reward's verification on Ray actors (see docs/scale-out.md).
-    """
-    data = load_spec(spec)
-    if executor is not None or executor_options or "executor" in data:
-        from rewardkit.rewards.ray_executor import build_with_executor
-
-        return build_with_executor(data, executor, executor_options)
-    return SpecBuilder(default_host().registries).build(data)
+    return as_reward(default_host().registries.rewards.create(name, params), name)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rewardkit._errors import ConfigError, RewardError, RewardkitError
-from rewardkit.rewards.batch import Batch
+from rewardkit.rewards.inputs import Batch
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -90,8 +90,6 @@ class Reward:
         """Per row, what this reward made of it: ``reward``, ``components`` (each leaf's value), ``status`` and
         ``extracted`` (the first verifier term's) and ``verdicts`` (every verifier term's), as
         ``rewardkit score`` writes them. Takes the same arguments as a call; logs nothing."""
-        from rewardkit.rewards.batch_scoring import scored_row
-
         batch = Batch.from_call(prompts, completions, {k: v for k, v in columns.items() if k not in LOGGERS})
         scored = guarded_score(self, batch, self.name)
         return [scored_row(scored, i) for i in range(len(batch))]
@@ -244,3 +242,20 @@ def as_reward(obj: Any, name: str | None = None) -> Reward:
 def as_async(reward: Any) -> Any:
     """An async variant of any reward (a :class:`Reward` or a plain TRL reward function)."""
     return as_reward(reward).as_async()
+
+
+def scored_row(scored: Scored, i: int) -> dict[str, Any]:
+    """The reward fields of row ``i``: total, components, and the first verifier status/extracted answer."""
+    verdicts = {
+        label: {"status": statuses[i], "extracted": scored.extracted.get(label, [None] * (i + 1))[i]}
+        for label, statuses in scored.statuses.items()
+        if statuses[i] is not None
+    }
+    first = next(iter(verdicts.values()), {"status": None, "extracted": None})
+    return {
+        "reward": scored.values[i],
+        "components": {label: values[i] for label, values in scored.components.items()},
+        "status": first["status"],
+        "extracted": first["extracted"],
+        "verdicts": verdicts,
+    }

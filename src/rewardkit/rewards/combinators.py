@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from rewardkit._errors import ConfigError
 from rewardkit.rewards.base import Reward, Scored, guarded_score
-from rewardkit.rewards.batch import Batch
+from rewardkit.rewards.inputs import Batch
 
 Row = list["float | None"]
 

@@ -8,7 +8,7 @@ from typing import Literal
 
 from rewardkit._errors import ConfigError
 from rewardkit.rewards.base import Reward, Scored
-from rewardkit.rewards.batch import Batch
+from rewardkit.rewards.inputs import Batch
 
 _TAG_NAME = re.compile(r"^[A-Za-z_][\w.-]*$")
 

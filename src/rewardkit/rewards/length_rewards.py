@@ -8,7 +8,7 @@ from typing import Any
 
 from rewardkit._errors import ConfigError
 from rewardkit.rewards.base import Reward, Scored
-from rewardkit.rewards.batch import Batch
+from rewardkit.rewards.inputs import Batch
 from rewardkit.rewards.verifier_rewards import DEFAULT_REFERENCE_KEYS, VerifierReward
 
 UNITS = ("auto", "tokens", "chars")

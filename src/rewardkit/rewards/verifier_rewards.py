@@ -10,9 +10,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rewardkit._errors import ConfigError
-from rewardkit._param_types import ParamValueError
+from rewardkit.plugins.params import ParamValueError, check_params
 from rewardkit.rewards.base import Reward, Scored
-from rewardkit.rewards.batch import Batch
+from rewardkit.rewards.inputs import Batch
 from rewardkit.verifiers.base import Verifier
 from rewardkit.verifiers.verdict import ERROR, Verdict
 
@@ -45,9 +45,9 @@ def acquire_verifier(name: str, params: Mapping[str, Any]) -> Verifier:
             verifier, count = _shared[key]
             _shared[key] = (verifier, count + 1)
             return verifier
-        import rewardkit as rk
+        from rewardkit.verifiers.lookup import get_verifier
 
-        verifier = rk.get_verifier(name, **params)
+        verifier = get_verifier(name, **params)
         _shared[key] = (verifier, 1)
         return verifier
 
@@ -116,14 +116,13 @@ def shared_verifier_count() -> int:
 
 def check_verifier_params(reward: str, verifier: str, params: Mapping[str, Any]) -> None:
     """Fail now, not at the first training step, when the verifier is unknown or rejects ``params``."""
-    import rewardkit as rk
-    from rewardkit import _factories
+    from rewardkit.plugins.manager import default_host
 
-    registry = rk.plugin_host().registries.verifiers
+    registry = default_host().registries.verifiers
     if verifier not in registry:
         raise ConfigError(f"reward {reward!r} needs verifier {verifier!r}: {registry.unknown_message(verifier)}")
     try:
-        _factories.check_params("verifier", verifier, registry.get(verifier), dict(params))
+        check_params("verifier", verifier, registry.get(verifier), dict(params))
     except ParamValueError:
         raise
     except ConfigError as exc:

@@ -18,8 +18,8 @@ from rewardkit.train.config import CoDistillConfig
 from rewardkit.train.lora import apply_lora
 from rewardkit.train.loss import aggregate, masked_mean
 from rewardkit.train.sampling import Rollouts, encode_prompts, token_logprobs
-from rewardkit.train.scoring import RewardTerm
-from rewardkit.train.trainer import GRPOTrainer
+from rewardkit.train.scoring import WeightedReward
+from rewardkit.train.trainer import MiniGRPOTrainer
 
 KD_LABEL = "kd_logprob"
 
@@ -94,7 +94,7 @@ def teacher_policy_loss(teacher_logp: torch.Tensor, student_logp: torch.Tensor, 
     return aggregate(per_token, mask, loss_type, max_completion_length or teacher_logp.size(1))  # type: ignore[arg-type]
 
 
-class CoDistillTrainer(GRPOTrainer):
+class CoDistillTrainer(MiniGRPOTrainer):
     """GRPO on the student (the policy) with the ``kd_logprob`` reward term, plus the teacher's update."""
 
     def _setup_extra(self) -> None:
@@ -113,7 +113,7 @@ class CoDistillTrainer(GRPOTrainer):
                                                    lr=cd.teacher_learning_rate)
         self.task_terms = list(self.reward_terms)
         kd = TeacherLogprobReward(self.teacher, self.tokenizer, cd.kd_mode)
-        self.reward_terms = self.task_terms + [RewardTerm.of(KD_LABEL, kd, cd.kd_weight)]
+        self.reward_terms = self.task_terms + [WeightedReward.of(KD_LABEL, kd, cd.kd_weight)]
 
     def _load_plain(self, model_config: Any) -> tuple[Any, Any]:
         from rewardkit.train.models import load_model

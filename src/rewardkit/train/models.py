@@ -22,8 +22,6 @@ def resolve_device(device: str) -> torch.device:
 
 def load_model(model_config: Any, workdir: Path, seed: int, name: str = "policy") -> tuple[Any, Any]:
     """(model, tokenizer) from a path / hub name, or a tiny random Llama written under ``workdir``."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
     path: str | Path
     if model_config.tiny is not None:
         from rewardkit.train.tiny_model import build_tiny_model
@@ -36,12 +34,21 @@ def load_model(model_config: Any, workdir: Path, seed: int, name: str = "policy"
                               f"intermediate_size, max_positions, seed") from None
     else:
         path = model_config.path
+    model, tokenizer = load_pretrained(path, model_config.device, model_config.dtype)
+    tokenizer.padding_side = "left"
+    return model, tokenizer
+
+
+def load_pretrained(path: str | Path, device: str, dtype: str) -> tuple[Any, Any]:
+    """(model, tokenizer) saved at ``path`` (or a hub name): the tokenizer pads with EOS when it has no pad
+    token, the model is in ``dtype`` (a torch dtype name) on ``device`` (``"auto"``: CUDA when there is one)."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
     tokenizer = AutoTokenizer.from_pretrained(path)
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
-    tokenizer.padding_side = "left"
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, model_config.dtype))
-    return model.to(resolve_device(model_config.device)), tokenizer  # type: ignore[arg-type]
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype))
+    return model.to(resolve_device(device)), tokenizer  # type: ignore[arg-type]
 
 
 def supervised_warmup(model: Any, tokenizer: Any, rows: list[dict[str, Any]], warmup: Any, seed: int) -> list[float]:

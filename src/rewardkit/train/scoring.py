@@ -18,14 +18,16 @@ RewardFn = Callable[..., list[float | None]]
 
 
 @dataclass
-class RewardTerm:
+class WeightedReward:
+    """One reward of the trainer's config with its label and weight (a combinator's: ``Term``)."""
+
     label: str
     fn: RewardFn
     weight: float = 1.0
     accepts: frozenset[str] | None = None  # keyword names it takes; None: it takes **kwargs
 
     @classmethod
-    def of(cls, label: str, fn: RewardFn, weight: float = 1.0) -> RewardTerm:
+    def of(cls, label: str, fn: RewardFn, weight: float = 1.0) -> WeightedReward:
         try:
             params = inspect.signature(fn).parameters.values()
         except (TypeError, ValueError):
@@ -35,14 +37,17 @@ class RewardTerm:
         return cls(label, fn, weight, frozenset(p.name for p in params))
 
 
-def resolve_rewards(entries: list[Any]) -> list[RewardTerm]:
+def resolve_rewards(entries: list[Any]) -> list[WeightedReward]:
     """RewardTerms from config entries: registered names via ``rk.get_reward``, or ``module:attr`` imports."""
-    import rewardkit as rk
+    from rewardkit.rewards.api import get_reward
+    from rewardkit.rewards.base import FunctionReward
 
     terms = []
     for i, entry in enumerate(entries):
         if entry.name is not None:
-            fn = rk.get_reward(entry.name, **entry.params)
+            fn = get_reward(entry.name, **entry.params)
+            # A plain function comes back wrapped; call it directly so only the columns it names reach it.
+            fn = fn.func if isinstance(fn, FunctionReward) else fn
             default_label = entry.name
         else:
             module_name, _, attr = entry.function.partition(":")
@@ -55,7 +60,7 @@ def resolve_rewards(entries: list[Any]) -> list[RewardTerm]:
             if entry.params:
                 fn = fn(**entry.params)
             default_label = attr
-        terms.append(RewardTerm.of(entry.label or default_label, fn, entry.weight))
+        terms.append(WeightedReward.of(entry.label or default_label, fn, entry.weight))
     labels = [t.label for t in terms]
     duplicates = sorted({x for x in labels if labels.count(x) > 1})
     if duplicates:
@@ -64,14 +69,16 @@ def resolve_rewards(entries: list[Any]) -> list[RewardTerm]:
 
 
 @dataclass
-class Scores:
+class RewardTensors:
+    """A batch's rewards as the trainer uses them, as tensors (a Reward's own result: ``base.Scored``)."""
+
     total: torch.Tensor  # (N,) weighted sum of the components, a component's None counting as 0
     components: dict[str, torch.Tensor]  # label -> (N,), NaN where the reward returned None
     metrics: dict[str, float] = field(default_factory=dict)  # what rewards reported through log_metric
 
 
-def score_completions(terms: list[RewardTerm], prompts: list[Any], completions: list[Any],
-                      rows: list[dict[str, Any]], extra: dict[str, Any] | None = None) -> Scores:
+def score_completions(terms: list[WeightedReward], prompts: list[Any], completions: list[Any],
+                      rows: list[dict[str, Any]], extra: dict[str, Any] | None = None) -> RewardTensors:
     """Call every reward as TRL does: ``fn(prompts=, completions=, **dataset columns, **extra)``."""
     columns = {k: [row.get(k) for row in rows] for k in rows[0] if k != "prompt"}
     reported: dict[str, list[float]] = defaultdict(list)
@@ -94,4 +101,4 @@ def score_completions(terms: list[RewardTerm], prompts: list[Any], completions: 
         components[term.label] = tensor
         total += term.weight * torch.nan_to_num(tensor, nan=0.0)
     metrics = {name: sum(v) / len(v) for name, v in reported.items() if v}
-    return Scores(total.float(), {k: v.float() for k, v in components.items()}, metrics)
+    return RewardTensors(total.float(), {k: v.float() for k, v in components.items()}, metrics)

@@ -7,6 +7,7 @@ import copy
 import json
 import random
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from rewardkit.train.models import load_model, supervised_warmup
 from rewardkit.train.reporters import Reporters, normalise
 from rewardkit.train.run_dir import cut_logs_to
 from rewardkit.train.sampling import Rollouts, eos_ids, generate, token_logprobs
-from rewardkit.train.scoring import RewardTerm, resolve_rewards, score_completions
+from rewardkit.train.scoring import WeightedReward, resolve_rewards, score_completions
 
 WARMED_UP_DIR = "warmed-up-model"
 
@@ -41,7 +42,7 @@ def seed_everything(seed: int) -> None:
         pass
 
 
-class GRPOTrainer:
+class MiniGRPOTrainer:
     """Train ``config.model`` with GRPO on ``config.data`` prompts, rewarded by ``config.rewards``.
 
     ``rewards`` (TRL-style callables) replaces the config's list when given. Writes ``metrics.jsonl``,
@@ -58,7 +59,9 @@ class GRPOTrainer:
         seed_everything(cfg.seed)
         self.train_rows, self.eval_rows = load_examples(cfg.data, cfg.seed)
         if rewards is not None:
-            self.reward_terms = [r if isinstance(r, RewardTerm) else RewardTerm.of(_label(r), r) for r in rewards]
+            self.reward_terms = [
+                r if isinstance(r, WeightedReward) else WeightedReward.of(_label(r), r) for r in rewards
+            ]
         else:
             self.reward_terms = resolve_rewards(cfg.rewards)
         self.resuming = resume_from is not None
@@ -299,3 +302,16 @@ class GRPOTrainer:
 
 def _label(fn: Any) -> str:
     return getattr(fn, "__name__", None) or type(fn).__name__
+
+
+def __getattr__(name: str) -> Any:
+    # ``GRPOTrainer`` was this trainer's name until it was renamed so as not to read as TRL's GRPOTrainer.
+    if name == "GRPOTrainer":
+        warnings.warn(
+            "rewardkit.train.trainer.GRPOTrainer is renamed MiniGRPOTrainer (not TRL's GRPOTrainer); "
+            "the old name will be removed in the next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return MiniGRPOTrainer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

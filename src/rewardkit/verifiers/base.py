@@ -79,8 +79,9 @@ def check_batch(
     return list(contexts)
 
 
-def as_text(completion: Any) -> str:
-    """The text of a completion given as a string or as chat messages (assistant turns joined)."""
+def assistant_text(completion: Any) -> str:
+    """The text of a completion given as a string or as chat messages (assistant turns joined), as a
+    verifier reads it: unlike ``rewards.inputs.completion_text`` it leaves reasoning content out."""
     if completion is None:
         return ""
     if isinstance(completion, str):

@@ -1,0 +1,5 @@
+"""``python -m rewardkit.cli``."""
+
+from rewardkit.cli import main
+
+main()

@@ -1,0 +1,51 @@
+"""Built-in rewards and combinators, registered like any plugin's (the plugin manager loads this module by
+name as the built-in plugin ``rewardkit.rewards.builtin``).
+
+The verifier-backed rewards (``verifier_accuracy`` wraps any registered verifier) are factories: making one
+checks its parameters, and the verifier itself is created on the reward's first call (shared per process by
+verifier name and parameters). The format, length and repetition rewards need no verifier. Combinators
+(``sum``, ``product``, ``min``, ``max``, ``gate``, ``clip``, ``scale``) are a spec's ``combine:``.
+"""
+
+from __future__ import annotations
+
+from rewardkit.plugins import hookimpl
+from rewardkit.plugins.hookspecs import Register
+
+
+@hookimpl
+def register_rewards(register: Register) -> None:
+    from rewardkit.rewards import verifier_rewards as vr
+    from rewardkit.rewards.format_rewards import (
+        ReasoningSteps,
+        RepetitionPenalty,
+        TagCount,
+        TagFormat,
+        ThinkFormat,
+    )
+    from rewardkit.rewards.length_rewards import CosineLength, SoftOverlong
+    from rewardkit.rewards.spec import reward_factory
+
+    for factory in (
+        vr.math_accuracy,
+        vr.mcq_accuracy,
+        vr.code_pass_rate,
+        vr.code_all_pass,
+        vr.verifier_accuracy,
+    ):
+        register(factory.__name__, reward_factory(factory))
+    register("think_format", ThinkFormat)
+    register("reasoning_steps", ReasoningSteps)
+    register("tag_count", TagCount)
+    register("tag_format", TagFormat)
+    register("soft_overlong", SoftOverlong)
+    register("cosine_length", CosineLength)
+    register("repetition_penalty", RepetitionPenalty)
+
+
+@hookimpl
+def register_combinators(register: Register) -> None:
+    from rewardkit.rewards.combinators import BUILTIN_COMBINATORS
+
+    for name, combinator in BUILTIN_COMBINATORS.items():
+        register(name, combinator)

@@ -1,0 +1,198 @@
+"""The ``docker`` sandbox backend: untrusted programs run in a warm pool of locked-down containers.
+
+Each container: no network, read-only root filesystem, tmpfs scratch (``/tmp``), memory, pids and CPU
+caps, no new privileges, every capability dropped but the three (SETUID, SETGID, KILL) the in-container
+supervisor (root, PID 1's sibling) needs to drop privileges and to kill what a run left. The program runs
+as an unprivileged uid of its own (one per container, from a high range no host user has), with no
+capabilities, in its own session, under rlimits, behind a seccomp guard that keeps its descendants from
+signalling it (the local backend's PID-1 semantics). After each run the supervisor kills every process the
+run left (double-forked daemons included) and wipes /tmp, /dev/shm, /dev/mqueue and SysV IPC; a container
+that cannot be shown clean, or that died, is replaced by a fresh one. ``fresh_container_per_run=True``
+replaces the container after every run instead (slower; see BENCHMARKS.md). See docs/sandbox-docker.md.
+
+``DOCKER_HOST`` (and the other ``docker.from_env`` variables) choose the engine, so a remote engine works.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import threading
+import time
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+from typing import Any
+
+from rewardkit._errors import ConfigError, SandboxError
+from rewardkit.sandbox.base import Limits, RunResult, Sandbox
+from rewardkit.sandbox.docker.image_build import DEFAULT_IMAGE, docker_client
+from rewardkit.sandbox.docker.pool import ContainerPool, ContainerSpec, Slot
+from rewardkit.sandbox.run_checks import check_run, clean_env, ran_out_of_memory
+
+SCRATCH_DIR = "/tmp/run"
+# The whole environment a program sees (the same as the local backend's): nothing inherited.
+CLEAN_ENV = clean_env("/usr/local/bin:/usr/bin:/bin", SCRATCH_DIR)
+# Seconds the host waits beyond the wall-clock limit for the supervisor's answer before it gives up.
+ANSWER_GRACE = 30.0
+
+
+class DockerSandbox(Sandbox):
+    """Runs each command in a warm, locked-down container; safe to call ``run`` from many threads.
+
+    ``image``: the sandbox image (build it with ``rewardkit sandbox-image``); ``pool_size``: warm
+    containers, i.e. runs at once (default: the CPU count, between 2 and 8); ``limits``: the default :class:`Limits` of a run, which also size the
+    containers' cgroup caps (a run asking for more raises its container's caps first); ``cpus``: CPU cap
+    per container; ``scratch_bytes``: size of the /tmp tmpfs (default ``limits.max_scratch_bytes``);
+    ``shm_bytes``: size of /dev/shm; ``fresh_container_per_run``: replace the container after every run
+    instead of wiping it; ``env``: extra environment variables for programs; ``runtime``: an engine
+    runtime such as ``runsc`` (gVisor) for a stronger boundary than runc's.
+    """
+
+    name = "docker"
+
+    def __init__(
+        self,
+        *,
+        image: str = DEFAULT_IMAGE,
+        pool_size: int | None = None,
+        limits: Limits | None = None,
+        cpus: float = 1.0,
+        scratch_bytes: int | None = None,
+        shm_bytes: int = 16 << 20,
+        fresh_container_per_run: bool = False,
+        env: Mapping[str, str] | None = None,
+        runtime: str | None = None,
+    ) -> None:
+        if limits is not None and not isinstance(limits, Limits):
+            raise ConfigError(f"limits must be a rewardkit.sandbox.base.Limits, got {type(limits).__name__}")
+        if pool_size is None:
+            pool_size = min(8, max(2, os.cpu_count() or 1))
+        if not isinstance(pool_size, int) or isinstance(pool_size, bool) or pool_size < 1:
+            raise ConfigError(f"pool_size must be an integer >= 1, got {pool_size!r}")
+        if cpus <= 0:
+            raise ConfigError(f"cpus must be > 0, got {cpus!r}")
+        self.image = image
+        self.limits = limits or Limits()
+        self.fresh_container_per_run = fresh_container_per_run
+        self.env = {**CLEAN_ENV, **(env or {})}
+        self._closed = False
+        self._warned_unguarded = False
+        self._close_lock = threading.Lock()
+        self.client = docker_client()
+        self._require_image()
+        spec = ContainerSpec(
+            image=image, memory_bytes=self.limits.memory_bytes, pids=self.limits.max_processes, cpus=cpus,
+            tmpfs_bytes=int(scratch_bytes or self.limits.max_scratch_bytes),
+            shm_bytes=shm_bytes, runtime=runtime,
+        )
+        self.pool = ContainerPool(self.client, spec, pool_size)
+
+    @property
+    def pool_id(self) -> str:
+        """The value of the ``org.rewardkit.sandbox.pool`` label on every container this sandbox made."""
+        return self.pool.pool_id
+
+    def _require_image(self) -> None:
+        import docker
+
+        try:
+            self.client.images.get(self.image)
+        except docker.errors.ImageNotFound:
+            raise SandboxError(
+                f"the sandbox image {self.image!r} is not on the Docker engine; build it with "
+                f"`rewardkit sandbox-image --image {self.image}` (or `make sandbox-image`)"
+            ) from None
+        except docker.errors.APIError as exc:
+            raise SandboxError(f"cannot inspect the sandbox image {self.image!r}: {exc}") from None
+
+    def run(
+        self,
+        command: Sequence[str],
+        files: Mapping[str, bytes | str],
+        *,
+        stdin: bytes | None = None,
+        limits: Limits | None = None,
+        collect: Sequence[str] = (),
+    ) -> RunResult:
+        check_run("docker", self._closed, command, [*files, *collect])
+        limits = limits or self.limits
+        request = {
+            "command": [str(part) for part in command],
+            "files": {path: _b64(data) for path, data in files.items()},
+            "stdin": _b64(stdin or b""),
+            "limits": asdict(limits),
+            "collect": list(collect),
+            "env": self.env,
+            "scratch": SCRATCH_DIR,
+        }
+        timeout = limits.wall_time + ANSWER_GRACE
+        started = time.monotonic()
+        last_error = ""
+        for _attempt in range(2):  # a dead container is replaced and the run retried once
+            slot = self.pool.acquire()  # bounded: every run ends within its wall time + ANSWER_GRACE
+            try:
+                self.pool.ensure_caps(slot, limits.memory_bytes, limits.max_processes)
+                answer = slot.channel.call({**request, "uid": slot.uid, "gid": slot.uid}, timeout)
+            except SandboxError as exc:
+                last_error = str(exc)
+                self.pool.replace(slot, wait=True)
+                continue
+            except Exception as exc:  # noqa: BLE001 - an engine error must not escape as anything else
+                last_error = f"{type(exc).__name__}: {exc}"
+                self.pool.replace(slot, wait=True)
+                continue
+            self._after_run(slot, answer)
+            return _to_result(answer)
+        return RunResult(
+            exit_code=None, duration=time.monotonic() - started,
+            infra_error=f"docker sandbox failed twice; last error: {last_error}",
+        )
+
+    def _after_run(self, slot: Slot, answer: dict[str, Any]) -> None:
+        if not answer.get("guarded", True) and not self._warned_unguarded:
+            self._warned_unguarded = True
+            warnings.warn(
+                f"docker sandbox: image {self.image!r} has no ctypes (or an unknown CPU architecture), so the "
+                "seccomp signal guard is off: a program can kill the command that started it (the code "
+                "verifier then scores it 0 rather than by its tests); use an image with the full python3",
+                RuntimeWarning, stacklevel=3,
+            )
+        if self.fresh_container_per_run or not answer.get("clean", False):
+            self.pool.replace(slot)
+        else:
+            self.pool.release(slot)
+
+    def close(self) -> None:
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
+        pool = getattr(self, "pool", None)
+        if pool is not None:
+            pool.close()
+
+
+def _b64(data: bytes | str) -> str:
+    raw = data.encode() if isinstance(data, str) else bytes(data)
+    return base64.b64encode(raw).decode()
+
+
+def _to_result(answer: dict[str, Any]) -> RunResult:
+    stderr = base64.b64decode(answer["stderr"])
+    timed_out = bool(answer["timed_out"])
+    memory_exceeded = not timed_out and (
+        bool(answer.get("oom_killed")) or ran_out_of_memory(stderr)
+    )
+    return RunResult(
+        exit_code=answer["exit_code"],
+        stdout=base64.b64decode(answer["stdout"]),
+        stderr=stderr,
+        duration=float(answer["duration"]),
+        timed_out=timed_out,
+        memory_exceeded=memory_exceeded,
+        output_truncated=bool(answer["output_truncated"]),
+        signal=answer.get("signal"),
+        files={name: base64.b64decode(data) for name, data in answer.get("files", {}).items()},
+        infra_error=f"docker sandbox: {answer['start_error']}" if answer.get("start_error") else None,
+    )

@@ -1,0 +1,486 @@
+"""The in-container supervisor of the docker sandbox (stdlib only; sent as ``python3 -c`` source, with
+``seccomp.py`` prepended).
+
+It runs as root inside the container, whose capability set is only SETUID, SETGID and KILL: enough to
+drop to the run's unprivileged uid, and to kill and wipe whatever that uid left. One long-lived
+supervisor per container reads requests from stdin and answers on stdout, each message an 8-byte
+big-endian length followed by JSON.
+
+Per run: the files are written root-owned and read-only into a sticky scratch dir; the program is forked
+as the container's uid in its own session, with rlimits (CPU, address space, processes, file size, open
+files, no core dumps), a raised OOM score and the seccomp signal guard. The supervisor feeds stdin, reads
+stdout/stderr up to the output cap, enforces the wall clock, then kills every process in the container but
+PID 1 and itself (daemons included), collects the requested files and wipes every place the uid can
+write (/tmp, /dev/shm, /dev/mqueue, SysV IPC). A run after which that cannot be shown clean is reported,
+and the host then replaces the container.
+"""
+
+import base64
+import json
+import os
+import resource
+import select
+import signal
+import stat
+import struct
+import time
+
+if "install_signal_guard" not in globals():  # on the host; in a container seccomp.py is prepended
+    from rewardkit.sandbox.docker.seccomp import install_signal_guard, signal_guard_available
+if "network_state" not in globals():  # likewise netstate.py
+    from rewardkit.sandbox.docker.netstate import network_changes, network_state
+
+WRITABLE_DIRS = ("/tmp", "/dev/shm", "/dev/mqueue")
+GUARD_AVAILABLE = signal_guard_available()
+OOM_CONTROL = "/sys/fs/cgroup/memory/memory.oom_control"
+OOM_EVENTS_V2 = "/sys/fs/cgroup/memory.events"
+NETWORK_BASELINE: dict = {}  # the container's network state when this supervisor started (see docker_netstate)
+
+
+def read_exact(fd, n):
+    chunks = []
+    while n > 0:
+        chunk = os.read(fd, min(n, 1 << 20))
+        if not chunk:
+            raise EOFError("request truncated")
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+def oom_kills():
+    for path, key in ((OOM_CONTROL, "oom_kill"), (OOM_EVENTS_V2, "oom_kill")):
+        try:
+            with open(path) as fh:
+                for line in fh:
+                    name, _, value = line.partition(" ")
+                    if name == key:
+                        return int(value)
+        except OSError:
+            continue
+    return 0
+
+
+def other_pids():
+    me = os.getpid()
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            pid = int(entry)
+            if pid not in (1, me) and not is_zombie(pid):
+                pids.append(pid)
+    return pids
+
+
+def is_zombie(pid):
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] == b"Z"
+    except (OSError, IndexError):
+        return True  # gone already
+
+
+def reap():
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def kill_everything(deadline_s=5.0):
+    """SIGKILL every process but PID 1 and this one until none is left (orphans are reaped by PID 1)."""
+    end = time.monotonic() + deadline_s
+    while True:
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        reap()
+        left = other_pids()
+        if not left:
+            return True
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.002)
+
+
+def drop_privileges(uid, gid):
+    os.setgroups([])
+    os.setgid(gid)
+    os.setuid(uid)
+
+
+def set_limits(limits):
+    cpu = max(1, int(limits["cpu_time"] + 0.999))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    resource.setrlimit(resource.RLIMIT_AS, (limits["memory_bytes"], limits["memory_bytes"]))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limits["max_file_bytes"], limits["max_file_bytes"]))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limits["max_open_files"], limits["max_open_files"]))
+    resource.setrlimit(resource.RLIMIT_NPROC, (limits["max_processes"], limits["max_processes"]))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def write_files(scratch, files):
+    """As root: the run's files are read-only and root-owned in a sticky dir, so the program can add files
+    next to them but cannot edit, replace or delete them."""
+    os.mkdir(scratch)
+    os.chmod(scratch, 0o1777)
+    for rel, b64 in files.items():
+        path = os.path.normpath(os.path.join(scratch, rel))
+        if not path.startswith(scratch + "/"):
+            raise ValueError(f"file path escapes the scratch dir: {rel!r}")
+        parent = os.path.dirname(path)
+        missing = []
+        while parent != scratch and not os.path.isdir(parent):
+            missing.append(parent)
+            parent = os.path.dirname(parent)
+        for directory in reversed(missing):
+            os.mkdir(directory)
+            os.chmod(directory, 0o1777)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o444)
+        try:
+            view = memoryview(base64.b64decode(b64))
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        os.chmod(path, 0o444)
+
+
+def start_program(req, stdin_fd, out_w, err_w):
+    """Fork the command; return (pid, None) or (pid, why it could not start), learnt through a CLOEXEC pipe
+    (never from the program's own output, which it could forge)."""
+    report_r, report_w = os.pipe2(os.O_CLOEXEC)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.dup2(stdin_fd, 0)
+            os.dup2(out_w, 1)
+            os.dup2(err_w, 2)
+            os.closerange(3, report_w)
+            os.closerange(report_w + 1, 1 << 16)
+            os.setsid()
+            with open("/proc/self/oom_score_adj", "w") as fh:
+                fh.write("1000")
+            drop_privileges(req["uid"], req["gid"])
+            os.umask(0o022)
+            os.chdir(req["scratch"])
+            set_limits(req["limits"])
+            install_signal_guard(os.getpid())
+            signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+            env = dict(req["env"], HOME=req["scratch"])
+            os.execvpe(req["command"][0], req["command"], env)
+        except BaseException as exc:  # noqa: BLE001 - report it and leave; never return into the parent code
+            try:
+                os.write(report_w, f"cannot start {req['command'][0]!r}: {exc}".encode()[:4000])
+            finally:
+                os._exit(127)
+    os.close(report_w)
+    message = b""
+    while True:
+        chunk = os.read(report_r, 4096)
+        if not chunk:
+            break
+        message += chunk
+    os.close(report_r)
+    return pid, (message.decode(errors="replace") or None)
+
+
+def pump(pid, out_r, err_r, in_w, data, limits, started):
+    """Feed stdin, read stdout/stderr (each up to the cap) until the program exits or a limit hits.
+
+    Returns (wait status or None, stdout, stderr, None | "timeout" | "output")."""
+    cap = limits["max_output_bytes"]
+    deadline = started + limits["wall_time"]
+    bufs = {out_r: bytearray(), err_r: bytearray()}
+    reads = [out_r, err_r]
+    view = memoryview(data)
+    writes = [in_w] if view else []
+    if not view:
+        os.close(in_w)
+    else:
+        os.set_blocking(in_w, False)
+    status = exited_at = None
+    why = None
+    while True:
+        now = time.monotonic()
+        if now >= deadline:
+            why = "timeout"
+            break
+        if status is None:
+            got, st = os.waitpid(pid, os.WNOHANG)
+            if got:
+                status, exited_at = st, now
+        if status is not None and (not reads or now - exited_at > 0.05):
+            break  # after 50 ms, whatever still holds the pipes is something the program left behind
+        wait = min(deadline - now, 0.05 if status is None else 0.01)
+        ready_r, ready_w, _ = select.select(reads, writes, [], max(wait, 0))
+        for fd in ready_w:
+            try:
+                view = view[os.write(fd, view[:65536]):]
+            except OSError:
+                view = view[:0]
+            if not view:
+                writes.remove(fd)
+                os.close(fd)
+        for fd in ready_r:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                reads.remove(fd)
+                continue
+            buf = bufs[fd]
+            room = cap - len(buf)
+            buf += chunk[:max(room, 0)]
+            if len(chunk) > room:
+                why = "output"
+        if why is not None:
+            break
+    for fd in writes:
+        os.close(fd)
+    return status, bufs[out_r], bufs[err_r], why
+
+
+def drain(out_r, out, err_r, err, cap):
+    """Read what is left in the pipes once every writer is dead; "output" if that passes the cap."""
+    why = None
+    for fd, buf in ((out_r, out), (err_r, err)):
+        os.set_blocking(fd, False)
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                break
+            if not chunk:
+                break
+            room = cap - len(buf)
+            buf += chunk[:max(room, 0)]
+            if len(chunk) > room:
+                why = "output"
+                break
+    return why
+
+
+def collect_and_wipe(req, result_w):
+    """As the sandbox user: send the collected files, then empty every writable place."""
+    pid = os.fork()
+    if pid:
+        return pid
+    code = 0
+    try:
+        drop_privileges(req["uid"], req["gid"])
+        files = {}
+        for rel in req["collect"]:
+            path = os.path.join(req["scratch"], rel)
+            try:
+                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            except OSError:
+                continue
+            with os.fdopen(fd, "rb") as fh:
+                if stat.S_ISREG(os.fstat(fd).st_mode):
+                    files[rel] = base64.b64encode(fh.read(req["limits"]["max_output_bytes"])).decode()
+        data = json.dumps(files).encode()
+        view = memoryview(data)
+        while view:
+            view = view[os.write(result_w, view):]
+        os.close(result_w)
+        for top in WRITABLE_DIRS:
+            wipe(top)
+        if any_sysv_ipc():
+            os.system("ipcrm --all >/dev/null 2>&1")
+    except BaseException:  # noqa: BLE001
+        code = 1
+    os._exit(code)
+
+
+def any_sysv_ipc():
+    for kind in ("shm", "sem", "msg"):
+        try:
+            with open("/proc/sysvipc/" + kind) as fh:
+                if len(fh.read().splitlines()) > 1:
+                    return True
+        except OSError:
+            return True
+    return False
+
+
+def wipe(top):
+    try:
+        entries = os.listdir(top)
+    except OSError:
+        return
+    for name in entries:
+        remove_tree(os.path.join(top, name))
+
+
+def remove_tree(path):
+    """Remove ``path`` and all under it, never following a symlink and never raising.
+
+    Iterative, walking with relative ``chdir``: a program can nest directories deeper than Python's
+    recursion limit and than PATH_MAX (mkdir + chdir in a loop). Runs only once every process of the
+    run is dead, so nothing swaps a directory for a symlink under it. Restores the working dir.
+    """
+    try:
+        if not stat.S_ISDIR(os.lstat(path).st_mode):
+            os.unlink(path)
+            return
+        home = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.chmod(path, 0o700)
+        os.chdir(path)
+    except OSError:
+        os.close(home)
+        return
+    names, skipped = [], [set()]  # the dirs we went down through; per level, entries we cannot remove
+    try:
+        while True:
+            try:
+                child = _next_dir(skipped[-1])
+            except OSError:  # an unreadable dir: leave what is left in it
+                child = None
+            if child is not None:
+                names.append(child)
+                skipped.append(set())
+                continue
+            if not names:
+                break
+            os.chdir("..")
+            skipped.pop()
+            name = names.pop()
+            try:
+                os.rmdir(name)
+            except OSError:
+                skipped[-1].add(name)
+    except OSError:
+        pass
+    finally:
+        os.fchdir(home)
+        os.close(home)
+    try:
+        os.rmdir(path)
+    except OSError:
+        pass
+
+
+def _next_dir(skip):
+    """Unlink the files of the current dir; chdir into one subdir (returning its name), or None."""
+    for name in os.listdir("."):
+        if name in skip:
+            continue
+        try:
+            if not stat.S_ISDIR(os.lstat(name).st_mode):
+                os.unlink(name)
+                continue
+            try:
+                os.chmod(name, 0o700)
+            except OSError:
+                pass
+            os.chdir(name)
+            return name
+        except OSError:
+            skip.add(name)
+    return None
+
+
+def leftovers():
+    left = []
+    for top in WRITABLE_DIRS:
+        try:
+            left += [os.path.join(top, n) for n in os.listdir(top)]
+        except OSError:
+            pass
+    if any_sysv_ipc():
+        left.append("sysv-ipc")
+    left += ["network:" + name for name in network_changes(NETWORK_BASELINE, network_state())]
+    return left
+
+
+def run(req):
+    clean_before = kill_everything() and not leftovers()
+    in_r, in_w = os.pipe()
+    write_files(req["scratch"], req["files"])
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    ooms = oom_kills()
+    started = time.monotonic()
+    pid, start_error = start_program(req, in_r, out_w, err_w)
+    for fd in (in_r, out_w, err_w):
+        os.close(fd)
+    data = base64.b64decode(req.get("stdin") or "")
+    status, out, err, why = pump(pid, out_r, err_r, in_w, data, req["limits"], started)
+    duration = time.monotonic() - started
+    if status is None:
+        os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+    killed_all = kill_everything()
+    if why != "output":
+        why = drain(out_r, out, err_r, err, req["limits"]["max_output_bytes"]) or why
+    os.close(out_r)
+    os.close(err_r)
+    result_r, result_w = os.pipe()
+    try:
+        helper = collect_and_wipe(req, result_w)
+    except OSError:  # no fork (the pids cap still full): the root wipe below and the leftover check decide
+        helper = None
+    os.close(result_w)
+    raw = bytearray()
+    while True:
+        chunk = os.read(result_r, 1 << 20)
+        if not chunk:
+            break
+        raw += chunk
+    os.close(result_r)
+    if helper is not None:
+        os.waitpid(helper, 0)
+    try:
+        files = json.loads(raw or b"{}")
+    except ValueError:
+        files = {}
+    kill_everything()
+    for top in WRITABLE_DIRS:
+        wipe(top)  # as root: what the helper could not remove is the run's own root-owned files and dirs
+    left = leftovers()
+    exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+    sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+    return {
+        "exit_code": exit_code,
+        "signal": sig,
+        "stdout": base64.b64encode(bytes(out)).decode(),
+        "stderr": base64.b64encode(bytes(err)).decode(),
+        "duration": duration,
+        "timed_out": why == "timeout",
+        "output_truncated": why == "output",
+        "oom_killed": oom_kills() > ooms,
+        "files": files,
+        "clean": bool(clean_before and killed_all and not left),
+        "guarded": GUARD_AVAILABLE,
+        "start_error": start_error,
+        "leftovers": left[:20],
+    }
+
+
+def main():
+    """Serve requests until stdin closes: one long-lived supervisor per container saves a docker exec per run."""
+    NETWORK_BASELINE.update(network_state())
+    while True:
+        try:
+            header = read_exact(0, 8)
+        except EOFError:
+            return
+        req = json.loads(read_exact(0, struct.unpack(">Q", header)[0]))
+        try:
+            result = run(req)
+        except Exception as exc:  # noqa: BLE001 - answer, and let the host replace this container
+            result = {"supervisor_error": f"{type(exc).__name__}: {exc}"}
+        data = json.dumps(result).encode()
+        view = memoryview(struct.pack(">Q", len(data)) + data)
+        while view:
+            view = view[os.write(1, view):]
+
+
+if __name__ == "__main__":
+    main()

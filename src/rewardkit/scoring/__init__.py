@@ -1,0 +1,9 @@
+"""Scoring: rewards applied to whole datasets, offline or on Ray.
+
+``readers`` (JSONL, parquet, saved datasets in), ``writers`` (scored rows out, resumable),
+``batch_scoring`` (chunks of rows through a reward, summaries), ``row_scoring`` (``rk.score_rows``),
+``ray_executor`` (a reward whose verification runs on Ray actors), ``ray_fleet`` (the actors),
+``ray_scoring`` and ``ray_data_scoring`` (Ray and Ray Data scoring of datasets).
+
+May import: ``rewardkit.rewards`` and everything below it. Never train, cli or the package root.
+"""

@@ -1,0 +1,17 @@
+"""Built-in verifiers, registered like any plugin's (loaded by name as ``rewardkit.verifiers.builtin``)."""
+
+from __future__ import annotations
+
+from rewardkit.plugins import hookimpl
+from rewardkit.plugins.hookspecs import Register
+
+
+@hookimpl
+def register_verifiers(register: Register) -> None:
+    from rewardkit.verifiers.code_tests.verifier import CodeVerifier
+    from rewardkit.verifiers.math_answer.verifier import MathVerifier
+    from rewardkit.verifiers.multiple_choice.verifier import MCQVerifier
+
+    register("code", CodeVerifier)
+    register("math", MathVerifier)
+    register("mcq", MCQVerifier)

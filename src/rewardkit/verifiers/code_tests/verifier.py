@@ -1,0 +1,133 @@
+"""The "code" verifier: run the completion's program against the reference tests in a sandbox.
+
+>>> with rk.get_verifier("code", sandbox="local", wall_time=5) as v:
+...     v.verify("```python\\ndef add(a, b):\\n    return a + b\\n```", "assert add(1, 2) == 3").score
+1.0
+
+``sandbox`` is a registered sandbox name (``"local"``, ``"docker"``, ...) or a :class:`Sandbox`
+instance (then the caller owns it and ``close`` leaves it open). The limits are keyword parameters.
+The judging itself lives in :mod:`rewardkit.verifiers.code_tests.job` (host side) and
+``code_supervisor.py`` (inside the sandbox); see docs/code-verifier.md.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, fields
+from typing import Any
+
+from rewardkit._errors import ConfigError, SandboxError
+from rewardkit.sandbox.base import Limits, Sandbox
+from rewardkit.verifiers.base import Verifier, assistant_text
+from rewardkit.verifiers.code_tests.extract import extract_program
+from rewardkit.verifiers.code_tests.job import InvalidReference, parse_result, prepare_job, valid_tolerance
+from rewardkit.verifiers.verdict import INVALID_REFERENCE, NO_ANSWER, SANDBOX_ERROR, Verdict
+
+
+@dataclass(frozen=True)
+class CodeConfig(Limits):
+    """Settings of the code verifier: the sandbox :class:`Limits` of one run, plus how tests are judged.
+
+    Times in seconds, sizes in bytes; ``workers`` runs at once. Two limits default differently from a bare
+    ``Limits``: ``cpu_time`` None means "the same as ``wall_time``", and ``max_processes`` is 16, not 64, so
+    a run without a cgroup holds at most 16 x 512 MB of address space. The sandbox gets :meth:`limits`.
+    """
+
+    cpu_time: float | None = None  # type: ignore[assignment]  # None: wall_time (resolved by limits())
+    max_processes: int = 16
+    call_timeout: float | None = 3.0
+    tolerance: float | str | None = "auto"
+    workers: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("wall_time",):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not value > 0:
+                raise ConfigError(f"code verifier: {name} must be a positive number of seconds, got {value!r}")
+        for name in ("cpu_time", "call_timeout"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, (int, float)) or not value > 0):
+                raise ConfigError(f"code verifier: {name} must be a positive number of seconds or None, got {value!r}")
+        for name in ("memory_bytes", "max_processes", "max_output_bytes", "max_file_bytes", "max_open_files",
+                     "max_scratch_bytes"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ConfigError(f"code verifier: {name} must be a positive integer, got {value!r}")
+        if self.max_processes < 4:
+            raise ConfigError(f"code verifier: max_processes must be >= 4 (the harness needs 2), got {self.max_processes}")
+        if not valid_tolerance(self.tolerance):
+            raise ConfigError(f"code verifier: tolerance must be 'auto', a number >= 0 or None, got {self.tolerance!r}")
+        if self.workers is not None and (not isinstance(self.workers, int) or self.workers < 1):
+            raise ConfigError(f"code verifier: workers must be an integer >= 1 or None, got {self.workers!r}")
+
+    def limits(self) -> Limits:
+        """The sandbox limits of one run, with ``cpu_time`` resolved."""
+        values: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(Limits)}
+        values["wall_time"] = float(self.wall_time)
+        values["cpu_time"] = float(self.cpu_time if self.cpu_time is not None else self.wall_time)
+        return Limits(**values)
+
+
+class CodeVerifier(Verifier):
+    """Scores a program by the fraction of reference tests it passes (see the module docstring)."""
+
+    name = "code"
+    params_schema = CodeConfig  # its fields are checked when a spec is built (rewardkit.plugins.params)
+
+    def __init__(self, sandbox: str | Sandbox = "local", sandbox_options: dict[str, Any] | None = None,
+                 **settings: Any) -> None:
+        known = {f.name for f in fields(CodeConfig)}
+        unknown = sorted(set(settings) - known)
+        if unknown:
+            raise ConfigError(f"code verifier: unknown parameter(s) {', '.join(unknown)}; "
+                              f"it accepts: sandbox, sandbox_options, {', '.join(sorted(known))}")
+        self.config = CodeConfig(**settings)
+        self.batch_threads = self.config.workers or max(2, min(16, (os.cpu_count() or 1) * 2))
+        self._limits = self.config.limits()
+        self._lock = threading.Lock()
+        if isinstance(sandbox, Sandbox):
+            if sandbox_options:
+                raise ConfigError("code verifier: sandbox_options only apply when sandbox is given by name")
+            self._sandbox: Sandbox | None = sandbox
+            self._owns_sandbox = False
+            self.sandbox_name = getattr(sandbox, "name", type(sandbox).__name__)
+        elif isinstance(sandbox, str):
+            from rewardkit.sandbox.lookup import get_sandbox
+
+            self._sandbox = get_sandbox(sandbox, **(sandbox_options or {}))
+            self._owns_sandbox = True
+            self.sandbox_name = sandbox
+        else:
+            raise ConfigError(f"code verifier: sandbox must be a sandbox name or a Sandbox, got {type(sandbox).__name__}")
+
+    @property
+    def sandbox(self) -> Sandbox:
+        if self._sandbox is None:
+            raise SandboxError("code verifier is closed")
+        return self._sandbox
+
+    def _verify(self, completion: Any, reference: Any, **context: Any) -> Verdict:
+        text = assistant_text(completion)
+        program = extract_program(text)
+        if not program.strip():
+            return Verdict.fail(NO_ANSWER, None, error="no program in the completion")
+        try:
+            job = prepare_job(program, reference, self._limits, call_timeout=self.config.call_timeout,
+                              tolerance=self.config.tolerance)
+        except InvalidReference as exc:
+            return Verdict.fail(INVALID_REFERENCE, program, error=f"bad reference (not the model's fault): {exc}")
+        try:
+            result = self.sandbox.run(job.command, job.files, stdin=job.stdin, limits=job.limits)
+        except SandboxError as exc:
+            return Verdict.fail(SANDBOX_ERROR, program, error=f"sandbox failure (not the model's fault): {exc}",
+                                backend=self.sandbox_name)
+        verdict = parse_result(job, result, program)
+        return Verdict(verdict.score, verdict.correct, verdict.status, verdict.extracted,
+                       {**verdict.details, "backend": self.sandbox_name})
+
+    def close(self) -> None:
+        with self._lock:
+            sandbox, self._sandbox = self._sandbox, None
+        if sandbox is not None and self._owns_sandbox:
+            sandbox.close()

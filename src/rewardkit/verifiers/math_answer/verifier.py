@@ -1,0 +1,151 @@
+"""The "math" verifier: extract the final answer, then compare it with the reference symbolically.
+
+Extraction (:mod:`rewardkit.verifiers.math_answer.extract`) runs in the caller's thread: it is linear-time.
+Comparison (:mod:`rewardkit.verifiers.math_answer.compare`, sympy and math-verify) runs in killable worker
+processes, so every sample has a hard time limit from any thread, and a pathological input such as
+``9^{9^{9^9}}`` costs one worker about ``timeout`` seconds without stalling the rest of the batch.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from rewardkit._errors import ConfigError
+from rewardkit.verifiers.base import Verifier, assistant_text, check_batch
+from rewardkit.verifiers.math_answer.compare import Judgement, normalize, split_values
+from rewardkit.verifiers.math_answer.extract import EXTRACTION_MODES, LENIENT, ExtractedAnswer, extract_answer
+from rewardkit.verifiers.math_answer.reference import reference_text
+from rewardkit.verifiers.verdict import ERROR, HEDGED, INVALID_REFERENCE, NO_ANSWER, OK, TIMEOUT, Verdict
+from rewardkit.verifiers.worker_pool import TASK_OK, TASK_TIMEOUT, WorkerPool
+
+_WORKER_TARGET = "rewardkit.verifiers.math_answer.worker:judge_in_worker"
+
+
+@dataclass(frozen=True)
+class MathConfig:
+    """Settings of the math verifier. ``timeout`` is the per-sample limit in seconds; ``extraction`` is
+    ``"lenient"`` (fall back to the last math written) or ``"strict"`` (boxes, statements and tags only)."""
+
+    timeout: float = 1.5
+    workers: int | None = None
+    grace: float = 0.5
+    extraction: str = LENIENT
+
+    def __post_init__(self) -> None:
+        if not self.timeout > 0:
+            raise ConfigError(f"math verifier: timeout must be a positive number of seconds, got {self.timeout!r}")
+        if self.workers is not None and self.workers < 1:
+            raise ConfigError(f"math verifier: workers must be >= 1 or None (one per core), got {self.workers!r}")
+        if self.extraction not in EXTRACTION_MODES:
+            raise ConfigError(
+                f"math verifier: extraction must be one of {', '.join(map(repr, EXTRACTION_MODES))}, "
+                f"got {self.extraction!r}"
+            )
+
+
+class MathVerifier(Verifier):
+    """Symbolic math equivalence (sympy + math-verify) with a hard per-sample time limit."""
+
+    name = "math"
+    params_schema = MathConfig  # checked when a spec is built (rewardkit.plugins.params)
+
+    def __init__(
+        self, *, timeout: float = 1.5, workers: int | None = None, grace: float = 0.5, extraction: str = LENIENT
+    ) -> None:
+        self.config = MathConfig(timeout=timeout, workers=workers, grace=grace, extraction=extraction)
+        self._pool: WorkerPool | None = None
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"MathVerifier({', '.join(f'{k}={v!r}' for k, v in asdict(self.config).items())})"
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"config": self.config}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.config = state["config"]
+        self._pool = None
+        self._lock = threading.Lock()
+
+    @property
+    def pool(self) -> WorkerPool:
+        with self._lock:
+            if self._pool is None:
+                self._pool = WorkerPool(
+                    _WORKER_TARGET, workers=self.config.workers, grace=self.config.grace
+                )
+            return self._pool
+
+    def _prepare(self, completion: Any, reference: Any) -> Verdict | tuple[ExtractedAnswer, str]:
+        gold = reference_text(reference)
+        if gold is None:
+            return Verdict.fail(INVALID_REFERENCE, reason=f"no usable reference: {reference!r}")
+        found = extract_answer(assistant_text(completion), self.config.extraction)
+        if found is None:
+            what = "math or number" if self.config.extraction == LENIENT else "boxed answer or answer statement"
+            return Verdict.fail(NO_ANSWER, reason=f"no {what} found")
+        if found.correction is not None:
+            return Verdict.fail(HEDGED, found.text, source=found.source, correction=found.correction,
+                                reason=f"the answer is followed by a correction to {found.correction!r}")
+        if len(found.values) == 1 and _trivially_equal(found.text, gold):
+            return Verdict(1.0, True, OK, found.text, {"reason": "identical", "source": found.source})
+        return found, gold
+
+    def _verify(self, completion: Any, reference: Any, **context: Any) -> Verdict:
+        prepared = self._prepare(completion, reference)
+        if isinstance(prepared, Verdict):
+            return prepared
+        found, gold = prepared
+        result = self.pool.run((found.values, gold), self.config.timeout)
+        return _to_verdict(found, result)
+
+    def verify_batch(
+        self,
+        completions: Sequence[Any],
+        references: Sequence[Any],
+        contexts: Sequence[Mapping[str, Any] | None] | None = None,
+    ) -> list[Verdict]:
+        check_batch(completions, references, contexts)
+        verdicts: list[Verdict | None] = []
+        pending: list[tuple[int, ExtractedAnswer, str]] = []
+        for i, (completion, reference) in enumerate(zip(completions, references)):
+            try:
+                prepared = self._prepare(completion, reference)
+            except Exception as exc:  # noqa: BLE001 - one bad sample must not sink the batch
+                prepared = Verdict.fail(ERROR, error=f"{type(exc).__name__}: {exc}")
+            if isinstance(prepared, Verdict):
+                verdicts.append(prepared)
+            else:
+                verdicts.append(None)
+                pending.append((i, *prepared))
+        results = self.pool.map([(found.values, gold) for _, found, gold in pending], self.config.timeout)
+        for (i, found, _), result in zip(pending, results):
+            verdicts[i] = _to_verdict(found, result)
+        return [v for v in verdicts if v is not None]
+
+    def close(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
+
+
+def _trivially_equal(answer: str, gold: str) -> bool:
+    a, g = normalize(answer).replace(" ", ""), normalize(gold).replace(" ", "")
+    return a == g and len(split_values(gold)) == 1
+
+
+def _to_verdict(found: ExtractedAnswer, result: Any) -> Verdict:
+    details: dict[str, Any] = {"source": found.source}
+    if len(found.values) > 1:
+        details["values"] = list(found.values)
+    if result.status == TASK_TIMEOUT:
+        return Verdict.fail(TIMEOUT, found.text, **details, reason=result.error or "comparison timed out")
+    if result.status != TASK_OK:
+        return Verdict.fail(ERROR, found.text, **details, error=result.error)
+    judgement: Judgement = result.value
+    details["reason"] = judgement.reason
+    return Verdict(1.0 if judgement.correct else 0.0, judgement.correct, judgement.status, found.text, details)

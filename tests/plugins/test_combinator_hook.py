@@ -1,0 +1,78 @@
+"""``register_combinators`` adds combinators; the old hook name ``register_shapers`` still works, with a
+DeprecationWarning when a plugin implementing it is registered."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pytest
+
+import rewardkit as rk
+from rewardkit.plugins.hookspecs import Register
+from rewardkit.plugins.manager import PluginHost
+from rewardkit.rewards.combinators import Combinator
+from rewardkit.rewards.spec import SpecBuilder
+
+
+class Halve(Combinator):
+    """Half the sum of the weighted terms (a combinator of the tests' own)."""
+
+    def combine(self, row: dict[str, list[float | None]]) -> float | None:
+        return sum(v or 0.0 for v in row["terms"]) / 2
+
+
+class NewStylePlugin:
+    @rk.hookimpl
+    def register_combinators(self, register: Register) -> None:
+        register("halve", Halve)
+
+
+class OldStylePlugin:
+    @rk.hookimpl
+    def register_shapers(self, register: Register) -> None:
+        register("halve", Halve)
+
+
+def _halve_spec() -> dict[str, Any]:
+    return {"combine": "halve", "terms": [{"reward": "tag_format"}]}
+
+
+def _host() -> PluginHost:
+    return PluginHost(load_entry_points=False)
+
+
+def test_register_combinators_adds_a_combinator_without_a_warning() -> None:
+    host = _host()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        name = host.register(NewStylePlugin(), name="new-style")
+    assert host.registries.combinators.owner("halve") == name
+    reward = SpecBuilder(host.registries).build(_halve_spec())
+    assert reward(prompts=None, completions=["<think>a</think><answer>b</answer>", "no tags"]) == [0.5, 0.0]
+
+
+def test_register_shapers_still_works_and_warns() -> None:
+    host = _host()
+    with pytest.warns(DeprecationWarning, match="register_shapers hook is deprecated.*register_combinators"):
+        name = host.register(OldStylePlugin(), name="old-style")
+    assert host.registries.combinators.owner("halve") == name
+    assert host.registries.shapers is host.registries.combinators  # the old attribute name too
+    reward = SpecBuilder(host.registries).build(_halve_spec())
+    assert reward(prompts=None, completions=["<think>a</think><answer>b</answer>"]) == [0.5]
+
+
+def test_built_in_combinators_come_from_the_new_hook() -> None:
+    host = _host()
+    assert set(host.registries.combinators.names()) >= {
+        "sum",
+        "product",
+        "min",
+        "max",
+        "gate",
+        "clip",
+        "scale",
+    }
+    hooks = {row["name"]: row["hooks"] for row in host.describe()}
+    assert "register_combinators" in hooks["rewardkit.rewards.builtin"]
+    assert all("register_shapers" not in h for h in hooks.values())
