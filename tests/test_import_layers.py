@@ -18,7 +18,8 @@ SRC = Path(rewardkit.__file__).parent
 
 # Lowest first. A module may import its own package and anything in a lower layer, nothing else.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("rewardkit._errors", "rewardkit.profiling"),
+    ("rewardkit._errors",),
+    ("rewardkit._jsonl", "rewardkit._config_file", "rewardkit.profiling"),
     ("rewardkit.plugins",),
     ("rewardkit.sandbox",),
     ("rewardkit.verifiers",),
