@@ -49,6 +49,7 @@ def test_unknown_method_is_refused():
         build_image(method="podman")
 
 
+@pytest.mark.docker
 def test_the_built_image_has_python_the_user_and_the_label():
     import docker
 
