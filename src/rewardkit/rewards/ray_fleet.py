@@ -158,7 +158,13 @@ class ActorFleet:
         stats.seconds = time.monotonic() - started
         return stats
 
-    def _dispatch(self, chunks: Sequence[dict[str, Any]], pending: deque[int], in_flight: dict, stats: RunStats) -> None:
+    def _dispatch(
+        self,
+        chunks: Sequence[dict[str, Any]],
+        pending: deque[int],
+        in_flight: dict[Any, tuple[int, int, Any, float]],
+        stats: RunStats,
+    ) -> None:
         """Send pending chunks to ready actors, at most ``in_flight_per_actor`` each. A chunk being retried
         goes alone to an idle actor, so a chunk that kills its actor every time costs no other chunk a try."""
         while pending:
