@@ -162,7 +162,8 @@ def test_unshare_fallback_runs_isolated(ci_require) -> None:
     ci_require(os.geteuid() == 0 and shutil.which("unshare") is not None, "unshare fallback needs root")
     with LocalSandbox(isolation="unshare") as box:
         result = box.run(["python3", "-I", "-S", "main.py"], {"main.py": (
-            "import os, socket\nprint(os.getpid(), [n for _, n in socket.if_nameindex()], sorted(os.listdir('.')))")})
+            "import os, socket\n"
+            "print(os.getpid(), [n for _, n in socket.if_nameindex()], sorted(os.listdir('.')))")})
     assert result.exit_code == 0, result
     pid, rest = result.stdout.decode().split(" ", 1)
     assert int(pid) < 10 and "['lo']" in rest and "'main.py'" in rest

@@ -2,7 +2,8 @@
 
 Two stages:
 
-1. **extract** (:mod:`rewardkit.verifiers.mcq_extract`) — keep the text after the last closed ``</think>`` (capped to its last ``max_chars``),
+1. **extract** (:mod:`rewardkit.verifiers.mcq_extract`) — keep the text after the last closed ``</think>``
+   (capped to its last ``max_chars``),
    collect answer candidates (``\\boxed{}``/``\\fbox{}``, ``<answer>`` tags, statements such as
    "the answer is", "B is correct"; when there is none, the last line alone: ``B``, ``(B)``, ``B) London``),
    and read each one as a list of choices (letters, or option texts mapped to their letters). The last
@@ -48,7 +49,8 @@ class MCQConfig:
     """Settings of :class:`MCQVerifier`.
 
     ``letters``: the option labels in order. ``max_options``: how many of them are valid when the sample
-    gives no ``options`` (default: the first 10, A-J, as in MMLU-Pro). ``max_chars``: only the last this many characters of the answer text are read.
+    gives no ``options`` (default: the first 10, A-J, as in MMLU-Pro). ``max_chars``: only the last this many
+    characters of the answer text are read.
     ``lowercase``: accept ``b``/``(b)`` for ``B``. ``match_option_text``: map an option's text to its letter.
     """
 
