@@ -217,12 +217,12 @@ def test_as_an_ordinary_user_bubblewrap_uses_a_user_namespace() -> None:
 
     import rewardkit
 
-    packages = [os.path.dirname(module.__file__) for module in (rewardkit, pluggy)]
+    paths = [os.path.dirname(os.path.dirname(rewardkit.__file__)), os.path.dirname(os.path.dirname(pluggy.__file__))]
     code = ("from rewardkit.sandbox.local_sandbox import LocalSandbox\n"
             "r = LocalSandbox().run(['python3', '-I', '-S', '-c', "
             "'import os, socket; print(os.getuid(), os.getpid(), [n for _, n in socket.if_nameindex()])'], {})\n"
             "print(r.stdout.decode().strip(), r.infra_error)\n")
-    readable = world_readable_copy(packages)
+    readable = world_readable_copy([os.path.join(path, name) for path, name in zip(paths, ("rewardkit", "pluggy"))])
     try:
         done = subprocess.run(
             ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", system_python, "-c", code],

@@ -31,7 +31,7 @@ SIGNAL_SYSCALLS = {
 ESRCH = 3
 
 
-def signal_guard_program(arch: int, protected: int) -> list[tuple[int, int, int, int]]:
+def signal_guard_program(arch, protected):
     """A seccomp BPF program: the shared deny list, and nobody under it can signal ``protected``.
 
     ``protected`` is the command's first process. It plays the part PID 1 plays in the local backend's
@@ -51,7 +51,7 @@ def signal_guard_program(arch: int, protected: int) -> list[tuple[int, int, int,
     return assemble(filter_code(machine, checks, blocks))
 
 
-def signal_guard_available() -> bool:
+def signal_guard_available():
     """Whether this Python and machine can install the guard (ctypes present, a known architecture)."""
     try:
         import ctypes  # noqa: F401
@@ -60,7 +60,7 @@ def signal_guard_available() -> bool:
     return os.uname().machine in AUDIT_ARCH
 
 
-def install_signal_guard(protected: int) -> bool:
+def install_signal_guard(protected):
     """Install the filter in this process (inherited by everything it starts).
 
     False where it is unavailable (no ctypes, an unknown architecture); OSError where the kernel

@@ -41,7 +41,7 @@ def load_model(model_config: Any, workdir: Path, seed: int, name: str = "policy"
         tokenizer.pad_token = tokenizer.eos_token
     tokenizer.padding_side = "left"
     model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, model_config.dtype))
-    return model.to(resolve_device(model_config.device)), tokenizer
+    return model.to(resolve_device(model_config.device)), tokenizer  # type: ignore[arg-type]
 
 
 def supervised_warmup(model: Any, tokenizer: Any, rows: list[dict[str, Any]], warmup: Any, seed: int) -> list[float]:

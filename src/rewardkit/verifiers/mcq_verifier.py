@@ -2,8 +2,7 @@
 
 Two stages:
 
-1. **extract** (:mod:`rewardkit.verifiers.mcq_extract`) — keep the text after the last closed ``</think>``
-   (capped to its last ``max_chars``),
+1. **extract** (:mod:`rewardkit.verifiers.mcq_extract`) — keep the text after the last closed ``</think>`` (capped to its last ``max_chars``),
    collect answer candidates (``\\boxed{}``/``\\fbox{}``, ``<answer>`` tags, statements such as
    "the answer is", "B is correct"; when there is none, the last line alone: ``B``, ``(B)``, ``B) London``),
    and read each one as a list of choices (letters, or option texts mapped to their letters). The last
