@@ -222,7 +222,8 @@ def test_as_an_ordinary_user_bubblewrap_uses_a_user_namespace() -> None:
             "r = LocalSandbox().run(['python3', '-I', '-S', '-c', "
             "'import os, socket; print(os.getuid(), os.getpid(), [n for _, n in socket.if_nameindex()])'], {})\n"
             "print(r.stdout.decode().strip(), r.infra_error)\n")
-    readable = world_readable_copy([os.path.join(path, name) for path, name in zip(paths, ("rewardkit", "pluggy"))])
+    packages = [os.path.join(path, name) for path, name in zip(paths, ("rewardkit", "pluggy"), strict=True)]
+    readable = world_readable_copy(packages)
     try:
         done = subprocess.run(
             ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", system_python, "-c", code],
