@@ -237,12 +237,12 @@ def test_as_an_ordinary_user_bubblewrap_uses_a_user_namespace() -> None:
 
 
 def test_each_run_gets_its_own_cgroup_capping_the_whole_run(sandbox) -> None:
+    import sys
     import threading
 
-    from rewardkit.sandbox.local_cgroup import RunCgroup
-
+    run_cgroup = sys.modules[LocalSandbox.__module__].RunCgroup  # the cgroup class the sandbox itself uses
     require(sandbox.cgroups != "off" and os.geteuid() == 0, "per-run cgroups need root")
-    probe = RunCgroup.create(memory_bytes=1 << 30, max_processes=10)
+    probe = run_cgroup.create(memory_bytes=1 << 30, max_processes=10)
     require(probe is not None, "no writable cgroup hierarchy with the memory and pids controllers here")
     assert probe is not None
     probe.destroy()
