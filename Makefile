@@ -6,7 +6,7 @@ PIP := $(BIN)/python -m pip
 # The CPU build of torch that lies on the build machines' disk; a looser pin pulls a multi-GB CUDA build.
 TORCH_PIN := torch==2.13.0
 
-.PHONY: demo test install install-dev lint clean sandbox-image bench bench-quick
+.PHONY: demo test test-fast install install-dev install-lint lint format clean sandbox-image bench bench-quick
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,9 +20,16 @@ $(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
 	$(PIP) install -q -e '.[dev,train,ray]'
 	touch $@ $(VENV)/.core-installed
 
+# Lint-only: the core package, ruff, mypy and the stubs mypy needs; no torch.
+$(VENV)/.lint-installed: pyproject.toml | $(BIN)/python
+	$(PIP) install -q -e '.[lint]'
+	touch $@ $(VENV)/.core-installed
+
 install: $(VENV)/.core-installed
 
 install-dev: $(VENV)/.dev-installed
+
+install-lint: $(VENV)/.lint-installed
 
 demo: $(VENV)/.core-installed
 	$(BIN)/rewardkit verify math --reference '\frac12' 'The answer is \boxed{0.5}'
@@ -33,6 +40,10 @@ demo: $(VENV)/.core-installed
 
 test: $(VENV)/.dev-installed
 	$(BIN)/python -m pytest
+
+# The inner loop: everything but the Docker, hostile-program, training and slow tests (`make test` runs all).
+test-fast: $(VENV)/.dev-installed
+	$(BIN)/python -m pytest -m "not docker and not hostile and not train and not slow"
 
 # Every performance target against its same-run baseline, one table (several minutes; bench-quick: ~1).
 bench: $(VENV)/.dev-installed
@@ -45,9 +56,15 @@ bench-quick: $(VENV)/.dev-installed
 sandbox-image: $(VENV)/.core-installed
 	$(BIN)/rewardkit sandbox-image
 
-lint: $(VENV)/.dev-installed
-	$(BIN)/ruff check src tests
-	$(BIN)/mypy src/rewardkit
+lint: $(VENV)/.lint-installed
+	$(BIN)/ruff check src tests examples benchmarks
+	$(BIN)/ruff format --check src tests examples benchmarks
+	$(BIN)/mypy
+
+# Rewrites files: the formatter, then ruff's safe fixes (import order, unused noqa).
+format: $(VENV)/.lint-installed
+	$(BIN)/ruff format src tests examples benchmarks
+	$(BIN)/ruff check --fix src tests examples benchmarks
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info

@@ -215,7 +215,8 @@ CODE_TASKS = [
      ["count_vowels('hello') == 2", "count_vowels('HELLO') == 2", "count_vowels('xyz') == 0",
       "count_vowels('Audio') == 4"]),
     ("Write a function `max_of(xs)` that returns the largest element of a non-empty list.", "max_of",
-     "def max_of(xs):\n    best = xs[0]\n    for x in xs:\n        if x > best:\n            best = x\n    return best",
+     "def max_of(xs):\n    best = xs[0]\n    for x in xs:\n        if x > best:\n"
+     "            best = x\n    return best",
      "def max_of(xs):\n    return sorted(xs)[len(xs) // 2]",
      ["max_of([3, 1, 2]) == 3", "max_of([-5, -2, -9]) == -2", "max_of([7]) == 7", "max_of([1, 9, 2, 8]) == 9"]),
 ]

@@ -82,7 +82,7 @@ class _Stage:
     def __init__(self, name: str, profile: Profile) -> None:
         self.name, self.profile = name, profile
 
-    def __enter__(self) -> _Stage:  # noqa: PYI034
+    def __enter__(self) -> _Stage:
         self.start = time.perf_counter()
         return self
 
@@ -93,7 +93,7 @@ class _Stage:
 class _Off:
     __slots__ = ()
 
-    def __enter__(self) -> _Off:  # noqa: PYI034
+    def __enter__(self) -> _Off:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

@@ -13,6 +13,7 @@ import json
 import warnings
 
 import pytest
+
 from async_signal_cases import (
     ATTACK_THEN_ANSWER,
     ATTEMPT,

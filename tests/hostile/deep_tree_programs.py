@@ -15,6 +15,7 @@ import tempfile
 import warnings
 
 import pytest
+
 from boundary import inside_boundary
 
 _why_not = inside_boundary()

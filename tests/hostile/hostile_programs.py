@@ -13,6 +13,7 @@ import threading
 import time
 
 import pytest
+
 from boundary import inside_boundary
 from hostile_cases import CASES, GOOD, GOOD_IO, IO_REF, REF, SECRET, SECRET_ENV, Hostile
 

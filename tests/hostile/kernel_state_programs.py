@@ -14,6 +14,7 @@ import uuid
 import warnings
 
 import pytest
+
 from boundary import inside_boundary
 from kernel_state_cases import (
     ENOSYS,

@@ -6,6 +6,7 @@ import os
 import sys
 
 import pytest
+
 from boundary import inside_boundary, run_inside, unavailable_reason
 from hostile_cases import CASES
 

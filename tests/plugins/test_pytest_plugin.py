@@ -82,7 +82,8 @@ def test_assert_verdicts_passes_a_matching_table(pytester):
 
         def test_instance_of_a_plugin_verifier(rewardkit_register, rewardkit_assert_verdicts):
             rewardkit_register(ShoutPlugin())
-            rewardkit_assert_verdicts(ShoutVerifier(), [("HI", "hi", True), ("hi", "hi", False), ("", "hi", "no_answer")])
+            rows = [("HI", "hi", True), ("hi", "hi", False), ("", "hi", "no_answer")]
+            rewardkit_assert_verdicts(ShoutVerifier(), rows)
             rewardkit_assert_verdicts("shout", [("OK", "ok", True)])
         """
     )

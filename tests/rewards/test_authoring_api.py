@@ -227,7 +227,7 @@ def test_the_readme_plugin_example_works_on_plain_and_chat_completions(rewardkit
     block = re.search(r"A plugin in ten lines.*?```python\n(.*?)```", README.read_text(), re.DOTALL)
     assert block, "README plugin example not found"
     namespace: dict = {}
-    exec(compile(block.group(1), "README.md", "exec"), namespace)  # noqa: S102 - our own README
+    exec(compile(block.group(1), "README.md", "exec"), namespace)  # our own README
     plugin = type(sys)("readme_plugin")
     plugin.register_rewards = namespace["register_rewards"]
     rewardkit_register(plugin, name="readme-plugin")
@@ -274,7 +274,7 @@ def python_block_after(path, heading: str) -> str:
 
 def test_the_documented_reward_subclass_example_runs(rewardkit_register):
     namespace: dict = {}
-    exec(python_block_after(DOCS / "rewards.md", "## Writing a reward"), namespace)  # noqa: S102 - our docs
+    exec(python_block_after(DOCS / "rewards.md", "## Writing a reward"), namespace)  # our docs
     shouting = namespace["Shouting"]
 
     class Plugin:
@@ -293,7 +293,7 @@ def test_the_documented_params_schema_checks_a_kwargs_verifier_at_build_time(rew
     source = "import rewardkit as rk\nfrom dataclasses import dataclass\n" + python_block_after(
         DOCS / "plugins.md", "## Hooks")
     namespace: dict = {}
-    exec(source, namespace)  # noqa: S102 - our docs
+    exec(source, namespace)  # our docs
     verifier = namespace["ShoutVerifier"]
 
     class Plugin:

@@ -13,6 +13,7 @@ from reward_helpers import CountingVerifier, column_value, length_reward
 
 import rewardkit as rk
 from rewardkit.rewards.verifier_rewards import shared_verifier_count
+from rk_testing import require
 
 PLAIN = [
     r"<think>6 * 7 = 42</think><answer>\boxed{42}</answer>",
@@ -251,8 +252,7 @@ def _use_after_fork(reward, queue) -> None:
 
 
 def test_forked_child_starts_its_own_verifier(test_plugin):
-    if "fork" not in multiprocessing.get_all_start_methods():
-        pytest.skip("no fork on this platform")
+    require("fork" in multiprocessing.get_all_start_methods(), "no fork on this platform")
     reward = rk.get_reward("contains")
     assert reward(completions=["a7"], answer=["7"]) == [1.0]
     ctx = multiprocessing.get_context("fork")

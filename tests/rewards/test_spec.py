@@ -120,9 +120,59 @@ def test_spec_file_errors(tmp_path):
     assert "must be a dict or a path" in error_of(42)
 
 
-def test_examples_specs_build():
+# Each bundled spec: the leaf components it reports, and what a right, well-formatted bundled row scores.
+EXAMPLE_SPECS = {
+    "math_spec.yaml": ("math.jsonl", "correct_tagged", 1.5, {"math_accuracy", "tag_format", "repetition_penalty"}),
+    "mcq_spec.yaml": (
+        "mcq.jsonl",
+        "correct_tagged",
+        1.2,
+        {"gated_accuracy/tag_format", "gated_accuracy/mcq_accuracy", "tag_format"},
+    ),
+    "mixed_spec.yaml": (
+        "mixed.jsonl",
+        "correct_tagged",
+        1.25,
+        {"math_accuracy", "mcq_accuracy", "tag_format", "soft_overlong", "repetition/repetition_penalty"},
+    ),
+    "code_spec.yaml": ("code.jsonl", "correct", 1.5, {"code_pass_rate", "code_all_pass"}),
+}
+
+
+def test_examples_specs_are_all_covered():
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[2] / "examples"
-    for path in sorted(root.glob("*_spec.yaml")):
-        rk.build_reward(path).close()
+    found = {path.name for path in (Path(__file__).resolve().parents[2] / "examples").glob("*_spec.yaml")}
+    assert found, "no examples/*_spec.yaml found"
+    assert found == set(EXAMPLE_SPECS)
+
+
+@pytest.mark.parametrize("spec_name", sorted(EXAMPLE_SPECS))
+def test_examples_specs_build(spec_name):
+    from pathlib import Path
+
+    import yaml
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    data_name, style, best, components = EXAMPLE_SPECS[spec_name]
+    spec = yaml.safe_load((examples / spec_name).read_text())
+    for term in spec["terms"]:  # a loaded test machine must not turn a math verdict into a timeout
+        if term.get("reward") == "math_accuracy":
+            term["params"] = {**term.get("params", {}), "timeout": 20.0}
+    rows = [json.loads(line) for line in (examples / data_name).read_text().splitlines()]
+    good = [row for row in rows if row["style"] == style][:2]
+    unanswered = next(row for row in rows if row["style"] in ("no_answer", "no_code", "unformatted_refusal"))
+    batch = [*good, unanswered]
+    columns = {key: [row.get(key) for row in batch] for key in rows[0] if key not in ("prompt", "completion")}
+    with rk.build_reward(spec) as reward:
+        assert isinstance(reward, rk.Reward)
+        assert reward.name == spec["name"]
+        explained = reward.explain(
+            prompts=[row["prompt"] for row in batch], completions=[row["completion"] for row in batch], **columns
+        )
+    assert len(good) == 2
+    for row in explained:
+        assert set(row["components"]) == components
+    assert [row["reward"] for row in explained[:2]] == [pytest.approx(best)] * 2
+    assert [row["status"] for row in explained[:2]] == ["ok", "ok"]
+    assert explained[2]["reward"] < best

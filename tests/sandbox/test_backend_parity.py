@@ -11,15 +11,11 @@ from __future__ import annotations
 import json
 import os
 import sys
-from pathlib import Path
 
 import pytest
 
-import rewardkit as rk
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hostile"))
 import boundary
-
+import rewardkit as rk
 from rk_testing import docker_problem, require
 
 pytestmark = [pytest.mark.docker, pytest.mark.hostile]

@@ -8,16 +8,10 @@ The programs run only inside the sandbox containers, the boundary under test her
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
 import rewardkit as rk
-from rewardkit.sandbox.base import Limits
-from rk_testing import docker_problem, require
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hostile"))
 from async_signal_cases import (
     ATTACK_THEN_ANSWER,
     ATTEMPT,
@@ -28,6 +22,8 @@ from async_signal_cases import (
     ORDINARY_EXPECTED,
     REFERENCE,
 )
+from rewardkit.sandbox.base import Limits
+from rk_testing import docker_problem, require
 
 pytestmark = [pytest.mark.docker, pytest.mark.hostile]
 

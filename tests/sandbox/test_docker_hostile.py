@@ -10,17 +10,12 @@ must be clean and a good solution must still pass.
 from __future__ import annotations
 
 import os
-import sys
-from pathlib import Path
 
 import pytest
 
 import rewardkit as rk
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hostile"))
 from hostile_cases import CASES, GOOD, GOOD_IO, IO_REF, REF, SECRET, SECRET_ENV
-
-from rk_testing import IN_CI, docker_problem
+from rk_testing import docker_problem, require
 
 pytestmark = [pytest.mark.docker, pytest.mark.hostile]
 
@@ -34,10 +29,7 @@ UNREACHABLE_PORT = 9  # nothing listens; with network "none" nothing outside the
 @pytest.fixture(scope="module")
 def judged():
     problem = docker_problem()
-    if problem is not None:
-        if IN_CI:
-            pytest.fail(f"required in CI but missing: {problem}")
-        pytest.skip(problem)
+    require(problem is None, str(problem))
     os.environ[SECRET_ENV] = SECRET
     try:
         verifier = rk.get_verifier("code", sandbox="docker",

@@ -12,7 +12,7 @@ from rewardkit.sandbox.docker.image_build import (
     build_image,
     trim_rootfs,
 )
-from rk_testing import IN_CI
+from rk_testing import docker_problem, require
 
 
 def test_add_sandbox_user_appends_once(tmp_path):
@@ -49,17 +49,14 @@ def test_unknown_method_is_refused():
         build_image(method="podman")
 
 
+@pytest.mark.docker
 def test_the_built_image_has_python_the_user_and_the_label():
-    try:
-        import docker
+    import docker
 
-        client = docker.from_env(timeout=10)
-        image = client.images.get(DEFAULT_IMAGE)
-    except Exception as exc:  # noqa: BLE001
-        reason = f"Docker engine or image {DEFAULT_IMAGE} unavailable ({exc}); run `make sandbox-image`"
-        if IN_CI:
-            pytest.fail(f"required in CI but missing: {reason}")
-        pytest.skip(reason)
+    problem = docker_problem(DEFAULT_IMAGE)
+    require(problem is None, str(problem))
+    client = docker.from_env(timeout=10)
+    image = client.images.get(DEFAULT_IMAGE)
     assert image.labels.get("org.rewardkit.sandbox") == "1"
     out = client.containers.run(
         DEFAULT_IMAGE, ["python3", "-c", "import json, fractions, statistics, ctypes, os; print(os.getuid())"],

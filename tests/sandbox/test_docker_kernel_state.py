@@ -9,16 +9,10 @@ from __future__ import annotations
 
 import json
 import os
-import sys
-from pathlib import Path
 
 import pytest
 
 import rewardkit as rk
-from rewardkit.sandbox.base import Limits
-from rk_testing import docker_problem, require
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hostile"))
 from kernel_state_cases import (
     ENOSYS,
     EPERM,
@@ -29,6 +23,8 @@ from kernel_state_cases import (
     denied_calls_program,
     nr,
 )
+from rewardkit.sandbox.base import Limits
+from rk_testing import docker_problem, require
 
 pytestmark = [pytest.mark.docker, pytest.mark.hostile]
 

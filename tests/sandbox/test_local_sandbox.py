@@ -162,7 +162,8 @@ def test_unshare_fallback_runs_isolated(ci_require) -> None:
     ci_require(os.geteuid() == 0 and shutil.which("unshare") is not None, "unshare fallback needs root")
     with LocalSandbox(isolation="unshare") as box:
         result = box.run(["python3", "-I", "-S", "main.py"], {"main.py": (
-            "import os, socket\nprint(os.getpid(), [n for _, n in socket.if_nameindex()], sorted(os.listdir('.')))")})
+            "import os, socket\n"
+            "print(os.getpid(), [n for _, n in socket.if_nameindex()], sorted(os.listdir('.')))")})
     assert result.exit_code == 0, result
     pid, rest = result.stdout.decode().split(" ", 1)
     assert int(pid) < 10 and "['lo']" in rest and "'main.py'" in rest
@@ -183,6 +184,24 @@ def test_close_kills_runs_in_flight(sandbox) -> None:
         run(box, "print(1)")
 
 
+def world_readable_copy(packages: list[str]) -> str:
+    """A temporary folder `nobody` can read, holding copies of ``packages`` (package directories).
+
+    The checkout or the virtual environment may live under a directory only its owner can enter (root's home).
+    """
+    import tempfile
+
+    root = tempfile.mkdtemp(prefix="rk-nobody-")
+    for package in packages:
+        shutil.copytree(package, os.path.join(root, os.path.basename(package)),
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    for folder, _, files in os.walk(root):
+        os.chmod(folder, 0o755)
+        for name in files:
+            os.chmod(os.path.join(folder, name), 0o644)
+    return root
+
+
 def test_as_an_ordinary_user_bubblewrap_uses_a_user_namespace() -> None:
     """The non-root path (--unshare-user, no setpriv), run as `nobody` with the system Python."""
     import subprocess
@@ -192,8 +211,8 @@ def test_as_an_ordinary_user_bubblewrap_uses_a_user_namespace() -> None:
     same_version = os.path.exists(system_python) and subprocess.run(
         [system_python, "-c", "import sys; print(sys.version_info[:2])"], capture_output=True, text=True,
         check=False).stdout.strip() == str(sys.version_info[:2])
-    if not (os.geteuid() == 0 and shutil.which("setpriv") and shutil.which("bwrap") and same_version):
-        pytest.skip("needs root (to become nobody), setpriv, bwrap and a system python3 of our version")
+    require(bool(os.geteuid() == 0 and shutil.which("setpriv") and shutil.which("bwrap") and same_version),
+            "needs root (to become nobody), setpriv, bwrap and a system python3 of our version")
     import pluggy
 
     import rewardkit
@@ -203,40 +222,52 @@ def test_as_an_ordinary_user_bubblewrap_uses_a_user_namespace() -> None:
             "r = LocalSandbox().run(['python3', '-I', '-S', '-c', "
             "'import os, socket; print(os.getuid(), os.getpid(), [n for _, n in socket.if_nameindex()])'], {})\n"
             "print(r.stdout.decode().strip(), r.infra_error)\n")
-    done = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", system_python, "-c", code],
-                          env={"PATH": "/usr/bin:/bin", "HOME": "/tmp", "PYTHONPATH": ":".join(paths)},
-                          capture_output=True, text=True, timeout=60, check=False, cwd="/")
-    if "unprivileged user namespaces" in done.stderr or "Operation not permitted" in done.stdout:
-        pytest.skip("unprivileged user namespaces are disabled here")
+    packages = [os.path.join(path, name) for path, name in zip(paths, ("rewardkit", "pluggy"), strict=True)]
+    readable = world_readable_copy(packages)
+    try:
+        done = subprocess.run(
+            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", system_python, "-c", code],
+            env={"PATH": "/usr/bin:/bin", "HOME": "/tmp", "PYTHONPATH": readable},
+            capture_output=True, text=True, timeout=60, check=False, cwd="/")
+    finally:
+        shutil.rmtree(readable, ignore_errors=True)
+    require("unprivileged user namespaces" not in done.stderr and "Operation not permitted" not in done.stdout,
+            "unprivileged user namespaces are disabled here")
     assert done.stdout.strip() == "65534 1 ['lo'] None", (done.stdout, done.stderr[-2000:])
 
 
 def test_each_run_gets_its_own_cgroup_capping_the_whole_run(sandbox) -> None:
+    import sys
     import threading
 
-    if sandbox.cgroups == "off" or os.geteuid() != 0:
-        pytest.skip("per-run cgroups need root")
+    run_cgroup = sys.modules[LocalSandbox.__module__].RunCgroup  # the cgroup class the sandbox itself uses
+    require(sandbox.cgroups != "off" and os.geteuid() == 0, "per-run cgroups need root")
+    probe = run_cgroup.create(memory_bytes=1 << 30, max_processes=10)
+    require(probe is not None, "no writable cgroup hierarchy with the memory and pids controllers here")
+    assert probe is not None
+    probe.destroy()
+    v2 = probe.version == 2
+    hierarchy = "/sys/fs/cgroup" if v2 else "/sys/fs/cgroup/memory"
+    limit_file = "memory.max" if v2 else "memory.limit_in_bytes"
     limits = Limits(memory_bytes=96 << 20, max_scratch_bytes=8 << 20, max_processes=10, wall_time=10)
     seen: list[tuple[str, str]] = []
     thread = threading.Thread(target=lambda: run(sandbox, "import time; time.sleep(1.5)", limits=limits))
     thread.start()
     deadline = time.monotonic() + 5
     while not any(int(limit) == 104 << 20 for _, limit in seen) and time.monotonic() < deadline:
-        for root, dirs, _ in os.walk("/sys/fs/cgroup/memory"):
+        for root, dirs, _ in os.walk(hierarchy):
             for d in dirs:
                 if d.startswith("rk-local-"):
-                    with open(os.path.join(root, d, "memory.limit_in_bytes")) as fh:
+                    with open(os.path.join(root, d, limit_file)) as fh:
                         seen.append((d, fh.read().strip()))
             if root.count("/") > 6:
                 dirs[:] = []
         time.sleep(0.05)
     thread.join()
-    if not seen and not os.path.isdir("/sys/fs/cgroup/memory"):
-        pytest.skip("no cgroup v1 memory hierarchy to look at")
     mine = [d for d, limit in seen if int(limit) == 104 << 20]  # memory_bytes + max_scratch_bytes
     assert mine
     time.sleep(0.2)
-    left = [d for d in mine if any(d in dirs for _, dirs, _ in os.walk("/sys/fs/cgroup/memory"))]
+    left = [d for d in mine if any(d in dirs for _, dirs, _ in os.walk(hierarchy))]
     assert left == []
 
 

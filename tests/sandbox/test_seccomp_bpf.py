@@ -28,6 +28,7 @@ from rewardkit.sandbox.seccomp_bpf import (
     deny_filter,
     filter_code,
 )
+from rk_testing import require
 
 EPERM, ESRCH, ENOSYS = RET_ERRNO | 1, RET_ERRNO | 3, RET_ERRNO | 38
 MACHINES = ["x86_64", "aarch64"]
@@ -164,8 +165,7 @@ HEADERS = {"x86_64": ("/usr/include/x86_64-linux-gnu/asm/unistd_64.h", r"__NR_(\
 @pytest.mark.parametrize("machine", MACHINES)
 def test_the_syscall_numbers_match_the_kernel_headers(machine: str) -> None:
     path, name_re = HEADERS[machine]
-    if not os.path.exists(path):
-        pytest.skip(f"{path} is not installed (linux-libc-dev)")
+    require(os.path.exists(path), f"{path} is not installed (linux-libc-dev)")
     with open(path) as fh:
         table = {m.group(1): int(m.group(2)) for m in re.finditer(rf"#define {name_re}\s+(\d+)\b", fh.read())}
     named = {**DENIED_SYSCALLS, "clone": CLONE, "clone3": CLONE3, "socket": SOCKET, "personality": PERSONALITY,
@@ -185,8 +185,7 @@ def test_the_syscall_numbers_match_the_kernel_headers(machine: str) -> None:
 def test_the_async_owner_commands_match_the_kernel_headers() -> None:
     found: dict[str, int] = {}
     for path in ("/usr/include/asm-generic/fcntl.h", "/usr/include/asm-generic/sockios.h"):
-        if not os.path.exists(path):
-            pytest.skip(f"{path} is not installed (linux-libc-dev)")
+        require(os.path.exists(path), f"{path} is not installed (linux-libc-dev)")
         with open(path) as fh:
             text = fh.read()
         for m in re.finditer(r"#define\s+(\w+)\s+(0x[0-9a-fA-F]+|\d+)\b", text):

@@ -116,6 +116,9 @@ def test_teacher_step_raises_logprob_of_positive_advantage_rollouts(models):
     opt.step()
     with torch.no_grad():
         after, _ = token_logprobs(teacher, prompt_ids, prompt_mask, ids, mask)
-    seq = lambda logp, i: (logp[i] * mask[i]).sum().item()
+
+    def seq(logp, i):
+        return (logp[i] * mask[i]).sum().item()
+
     assert seq(after, 0) > seq(before.detach(), 0)  # A > 0: more likely
     assert seq(after, 1) < seq(before.detach(), 1)  # A < 0: less likely

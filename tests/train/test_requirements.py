@@ -4,18 +4,13 @@ from __future__ import annotations
 
 import importlib.util
 
-import pytest
-
-from rk_testing import IN_CI
+from rk_testing import require
 
 MISSING = [m for m in ("torch", "transformers", "peft", "matplotlib") if importlib.util.find_spec(m) is None]
 
 
 def test_train_extra_is_installed():
-    if MISSING:
-        if IN_CI:
-            pytest.fail(f"required in CI but missing: the train extra ({', '.join(MISSING)})")
-        pytest.skip(f"the train extra is not installed ({', '.join(MISSING)}): pip install 'rewardkit[train]'")
+    require(not MISSING, f"the train extra is not installed ({', '.join(MISSING)}): pip install 'rewardkit[train]'")
     import torch
 
     assert torch.tensor([1.0]).sum().item() == 1.0

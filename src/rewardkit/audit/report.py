@@ -69,7 +69,8 @@ def write_html(path: str | Path, result: AuditResult) -> Path:
     page = f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>rewardkit audit: {html.escape(result.reward)}</title>
 <style>body{{font-family:sans-serif;margin:2em}} table{{border-collapse:collapse}}
-td,th{{border:1px solid #ccc;padding:4px 8px;vertical-align:top}} pre{{white-space:pre-wrap;max-width:50em;margin:0}}</style>
+td,th{{border:1px solid #ccc;padding:4px 8px;vertical-align:top}}
+pre{{white-space:pre-wrap;max-width:50em;margin:0}}</style>
 </head><body><h1>Reward-hack audit: {html.escape(result.reward)}</h1>
 <p><b>{status}</b>. A hack is credited when its mean score exceeds the honest wrong answer's by more than
 {result.threshold}. The bar shows the mean as a fraction of the honest correct answer's score.</p>

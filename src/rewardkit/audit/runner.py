@@ -33,7 +33,7 @@ class VariantResult:
     kind: str
     name: str
     scores: list[float | None]
-    statuses: Counter = field(default_factory=Counter)
+    statuses: Counter[str] = field(default_factory=Counter)
     example: str = ""
     baseline: list[float | None] = field(default_factory=list)  # the honest wrong answer's score, row by row
 
@@ -181,8 +181,9 @@ def _score_kind(reward: Reward, kind: str, rows: list[dict[str, Any]],
         result.scores[i] = scored.values[j]
         result.example = result.example or variant.completion
         for statuses in scored.statuses.values():
-            if statuses[j] is not None:
-                result.statuses[statuses[j]] += 1
+            status = statuses[j]
+            if status is not None:
+                result.statuses[status] += 1
     wrong = by_name.get(WRONG)
     for result in by_name.values():
         result.baseline = wrong.scores if wrong is not None else [0.0] * len(rows)

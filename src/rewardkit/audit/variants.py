@@ -122,7 +122,8 @@ def function_name(row: dict[str, Any], solution: str | None) -> str:
             return found.group(1)
     tests = row.get("tests")
     if isinstance(tests, str):
-        for name in re.findall(r"(\w+)\(", tests):
+        names: list[str] = re.findall(r"(\w+)\(", tests)
+        for name in names:
             if name not in ("assert", "len", "str", "int", "list", "set", "sorted", "abs", "round", "print"):
                 return name
     raise ConfigError(f"audit: cannot tell the function a code row asks for (prompt {prompt_text(row)[:60]!r})")

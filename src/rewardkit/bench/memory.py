@@ -71,7 +71,8 @@ def memory_bench(sizes: Sizes) -> list[Row]:
     code = round(sizes.memory_samples * sizes.memory_code_share)
     detail = "; ".join(f"worker {pid}: {_span(start[pid], end[pid])}" for pid in workers)
     note = (f"{sizes.memory_samples} samples ({code} code, the rest math and MCQ), RSS after the first {CHUNK} "
-            f"-> end: scoring process {_span(start['scoring'], end['scoring'])}; {detail or 'no worker processes alive at both points'} (sandbox processes live for one run each)")
+            f"-> end: scoring process {_span(start['scoring'], end['scoring'])}; "
+            f"{detail or 'no worker processes alive at both points'} (sandbox processes live for one run each)")
     return [Row(name, "RSS after first chunk", start["scoring"][0], end["scoring"][0], "MB (scoring process)",
                 target, worst <= GROWTH_LIMIT, note)]
 

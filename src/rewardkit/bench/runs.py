@@ -217,7 +217,8 @@ def code_docker_bench(sizes: Sizes) -> list[Row]:
         source = f"{case.program}\n\n{case.reference['test']}\n\ncheck({case.reference['entry_point']})\n"
         container = client.containers.run(**{**base, "command": ["python3", "-c", source]})
         try:
-            return container.wait(timeout=60)["StatusCode"] == 0
+            status: int = container.wait(timeout=60)["StatusCode"]
+            return status == 0
         finally:
             container.remove(force=True)
 

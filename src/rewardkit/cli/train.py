@@ -40,7 +40,11 @@ def summarise_history(history: list[dict[str, Any]], tail: int = 10) -> dict[str
     train = [h for h in history if "reward/mean" in h]
     evals = [h for h in history if "eval/reward" in h]
     k = max(1, min(tail, len(train) // 2 or 1))
-    mean = lambda rows, key: sum(r[key] for r in rows) / len(rows)
+
+    def mean(rows: list[dict[str, Any]], key: str) -> float:
+        total: float = sum(r[key] for r in rows)
+        return total / len(rows)
+
     out: dict[str, Any] = {"steps": len(train)}
     if train:
         out.update({"reward_first": mean(train[:k], "reward/mean"), "reward_last": mean(train[-k:], "reward/mean"),

@@ -21,7 +21,7 @@ from rewardkit.plugins.naming import (
     LOAD_ENTRY_POINTS_ENV,
     PROJECT_NAME,
 )
-from rewardkit.plugins.registry import Registries
+from rewardkit.plugins.registry import Registries, Registry
 
 # Each layer registers its own built-ins; loaded by name, so this layer imports none of them.
 BUILTIN_PLUGINS = (
@@ -146,7 +146,7 @@ def build_registries(pm: pluggy.PluginManager) -> tuple[Registries, dict[str, di
         for impl in reversed(caller.get_hookimpls()):
             plugin_name = impl.plugin_name
 
-            def register(name: str, obj: Any, _registry=registry, _plugin=plugin_name) -> None:
+            def register(name: str, obj: Any, _registry: Registry = registry, _plugin: str = plugin_name) -> None:
                 _registry.add(name, obj, _plugin)
                 added.setdefault(_plugin, {}).setdefault(_registry.kind, []).append(name)
 

@@ -226,7 +226,9 @@ class Scale(Combinator):
         (value,) = row["term"]
         if value is None:
             return None
-        return self.settings["factor"] * value + self.settings["offset"]
+        factor: float = self.settings["factor"]
+        offset: float = self.settings["offset"]
+        return factor * value + offset
 
 
 class Where(Reward):

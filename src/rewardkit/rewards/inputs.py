@@ -56,7 +56,7 @@ class Batch:
     columns: dict[str, list[Any]] = field(default_factory=dict)
     completion_ids: list[Any] | None = None
     log_metric: Callable[[str, float], None] | None = None
-    log_extra: Callable[[str, list], None] | None = None
+    log_extra: Callable[[str, list[Any]], None] | None = None
     trainer_state: Any = None
     _texts: list[str] | None = field(default=None, repr=False)
 

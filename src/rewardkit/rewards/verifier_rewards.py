@@ -223,7 +223,7 @@ class VerifierReward(Reward):
     def __del__(self) -> None:
         try:
             self.close()
-        except Exception:  # noqa: BLE001, S110 - at interpreter exit the verifier may already be gone
+        except Exception:  # noqa: BLE001 - at interpreter exit the verifier may already be gone
             pass
 
 

@@ -29,6 +29,8 @@ differ, so the deny list would not hold for it.
 
 import os
 import struct
+from collections.abc import Callable, Iterable
+from typing import Any
 
 AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 X32_SYSCALL_BIT = 0x40000000
@@ -70,17 +72,17 @@ _OPCODES = {"ld": 0x20, "jeq": 0x15, "jge": 0x35, "jset": 0x45, "ret": 0x06}  # 
 NR, ARCH, ARG0, ARG1 = 0, 4, 16, 24  # offsets in struct seccomp_data (an argument's low word: little-endian only)
 
 
-def assemble(code):
+def assemble(code: Iterable[tuple[Any, ...]]) -> list[tuple[int, int, int, int]]:
     """Classic BPF from ``("ld", offset)``, ``("jeq"|"jge"|"jset", k, label)`` (jump when true, else go
     on), ``("ret", k)`` and ``("label", name)``; a list of ``(opcode, jt, jf, k)``."""
-    where = {}
+    where: dict[str, int] = {}
     count = 0
     for ins in code:
         if ins[0] == "label":
             where[ins[1]] = count
         else:
             count += 1
-    prog = []
+    prog: list[tuple[int, int, int, int]] = []
     for ins in code:
         if ins[0] == "label":
             continue
@@ -94,13 +96,15 @@ def assemble(code):
     return prog
 
 
-def filter_code(machine, checks=(), blocks=()):
+def filter_code(
+    machine: str, checks: Iterable[tuple[Any, ...]] = (), blocks: Iterable[tuple[Any, ...]] = ()
+) -> list[tuple[Any, ...]]:
     """The symbolic filter for ``machine`` (``os.uname().machine``): ABI check, deny list, then
     ``checks`` (run with the syscall number in A, falling through to allow) whose jump targets are
     labels of ``blocks``, or this filter's "deny" (EPERM) and "kill" (jumps go forward only)."""
     arch = AUDIT_ARCH[machine]
     column = 0 if machine == "x86_64" else 1
-    code = [("ld", ARCH), ("jeq", arch, "native"), ("ret", RET_KILL_PROCESS), ("label", "native"), ("ld", NR)]
+    code: list[tuple[Any, ...]] = [("ld", ARCH), ("jeq", arch, "native"), ("ret", RET_KILL_PROCESS), ("label", "native"), ("ld", NR)]
     if machine == "x86_64":
         code.append(("jge", X32_SYSCALL_BIT, "kill"))
     code += [("jeq", numbers[column], "deny") for numbers in DENIED_SYSCALLS.values() if numbers[column] is not None]
@@ -124,12 +128,12 @@ def filter_code(machine, checks=(), blocks=()):
     return code
 
 
-def pack(prog):
+def pack(prog: Iterable[tuple[int, int, int, int]]) -> bytes:
     """The bytes of a ``struct sock_filter`` array (what ``bwrap --seccomp FD`` reads)."""
     return b"".join(struct.pack("=HBBI", *ins) for ins in prog)
 
 
-def deny_filter(machine=None):
+def deny_filter(machine: str | None = None) -> bytes | None:
     """The packed deny-list filter for this machine (or ``machine``); None on an architecture we lack
     syscall numbers for."""
     machine = machine or os.uname().machine
@@ -138,7 +142,7 @@ def deny_filter(machine=None):
     return pack(assemble(filter_code(machine)))
 
 
-def filter_installer(raw):
+def filter_installer(raw: bytes) -> Callable[[], None]:
     """A callable that loads the packed filter ``raw`` into the calling process (and all it starts), after
     setting no_new_privs, raising OSError if the kernel refuses. Everything is prepared here, so the
     callable may run between fork and exec. Raises ImportError without ctypes."""
@@ -149,7 +153,7 @@ def filter_installer(raw):
     prctl = ctypes.CDLL(None, use_errno=True).prctl
     prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
 
-    def install():
+    def install() -> None:
         keep = (buf, fprog)  # noqa: F841 - the kernel reads them during the call
         if prctl(38, 1, 0, 0, 0) != 0 or prctl(22, 2, ctypes.addressof(fprog), 0, 0) != 0:  # NO_NEW_PRIVS, SECCOMP
             err = ctypes.get_errno()

@@ -32,8 +32,8 @@ class ScoreSummary:
     not_applicable: int = 0
     component_means: dict[str, float | None] = field(default_factory=dict)
     component_counts: dict[str, int] = field(default_factory=dict)
-    statuses: Counter = field(default_factory=Counter)
-    term_statuses: dict[str, Counter] = field(default_factory=dict)
+    statuses: Counter[str] = field(default_factory=Counter)
+    term_statuses: dict[str, Counter[str]] = field(default_factory=dict)
     resumed: int = 0
     skipped: int = 0
 
@@ -78,8 +78,8 @@ class SummaryBuilder:
         self.not_applicable = 0
         self.component_sums: dict[str, float] = {}
         self.component_counts: dict[str, int] = {}
-        self.statuses: Counter = Counter()
-        self.term_statuses: dict[str, Counter] = {}
+        self.statuses: Counter[str] = Counter()
+        self.term_statuses: dict[str, Counter[str]] = {}
 
     def add(self, row: dict[str, Any]) -> None:
         self.samples += 1
@@ -196,7 +196,7 @@ def score_chunks(
         for chunk in chunks:
             yield run(chunk)
         return
-    pending: deque[Future] = deque()
+    pending: deque[Future[Any]] = deque()
     with ThreadPoolExecutor(max_workers=workers) as pool:
         try:
             for chunk in chunks:

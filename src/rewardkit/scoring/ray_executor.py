@@ -180,7 +180,7 @@ def _chunk(batch: Batch, start: int, end: int, state: Any) -> dict[str, Any]:
     }
 
 
-def merge(name: str, parts: list[tuple[Scored | None, int]], failures: list[str | None]) -> tuple[Scored, list]:
+def merge(name: str, parts: list[tuple[Scored | None, int]], failures: list[str | None]) -> tuple[Scored, list[str | None]]:
     """The chunks' results as one Scored over the whole batch; a failed chunk's rows get no value (None)
     and status ``error``. Also each row's error reason (None where its chunk was scored)."""
     out = Scored(values=[])
@@ -190,9 +190,9 @@ def merge(name: str, parts: list[tuple[Scored | None, int]], failures: list[str 
         out.values.extend(scored.values if scored is not None else [None] * n)
         errors.extend([failure if scored is None else None] * n)
         pairs: list[tuple[dict[str, list[Any]], dict[str, list[Any]]]] = [
-            (out.components, dict(scored.components) if scored else {}),  # type: ignore[arg-type]
-            (out.statuses, dict(scored.statuses) if scored else {}),  # type: ignore[arg-type]
-            (out.extracted, dict(scored.extracted) if scored else {}),  # type: ignore[arg-type]
+            (out.components, dict(scored.components) if scored else {}),
+            (out.statuses, dict(scored.statuses) if scored else {}),
+            (out.extracted, dict(scored.extracted) if scored else {}),
         ]
         for mine, theirs in pairs:
             for label in theirs:

@@ -150,7 +150,7 @@ class ActorFleet:
                     self._slot_ready(ref, stats)
                 last_progress = time.monotonic()
             now = time.monotonic()
-            for chunk, index, handle, sent in list(in_flight.values()):
+            for _chunk, _slot, handle, sent in list(in_flight.values()):
                 if now - sent > opts.task_timeout:  # stuck: kill its actor, which fails its refs (retried)
                     ray.kill(handle, no_restart=True)
             if pending and not in_flight and now - last_progress > opts.start_timeout:
@@ -158,7 +158,13 @@ class ActorFleet:
         stats.seconds = time.monotonic() - started
         return stats
 
-    def _dispatch(self, chunks: Sequence[dict[str, Any]], pending: deque[int], in_flight: dict, stats: RunStats) -> None:
+    def _dispatch(
+        self,
+        chunks: Sequence[dict[str, Any]],
+        pending: deque[int],
+        in_flight: dict[Any, tuple[int, int, Any, float]],
+        stats: RunStats,
+    ) -> None:
         """Send pending chunks to ready actors, at most ``in_flight_per_actor`` each. A chunk being retried
         goes alone to an idle actor, so a chunk that kills its actor every time costs no other chunk a try."""
         while pending:
@@ -227,7 +233,7 @@ class ActorFleet:
         started = [s.handle for s in self.slots if s.where is not None]
         try:  # end the verifiers' worker processes cleanly; the kill below is the backstop
             ray.get([h.close.remote() for h in started], timeout=10)
-        except Exception:  # noqa: BLE001, S110 - a dead or unplaced actor has nothing to close
+        except Exception:  # noqa: BLE001 - a dead or unplaced actor has nothing to close
             pass
         for handle in live:
             ray.kill(handle, no_restart=True)

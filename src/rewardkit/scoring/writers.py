@@ -12,7 +12,7 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from rewardkit._errors import ConfigError
 from rewardkit._jsonl import iter_jsonl
@@ -67,7 +67,7 @@ class CsvWriter:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.handle: TextIO = path.open("w", encoding="utf-8", newline="")
-        self.writer: csv.DictWriter | None = None
+        self.writer: csv.DictWriter[str] | None = None
 
     def write(self, rows: list[dict[str, Any]]) -> None:
         if not rows:
@@ -157,7 +157,7 @@ def existing_rows(path: str | Path) -> Iterator[dict[str, Any]]:
     return _read_existing(path)
 
 
-def _after_last_newline(handle: Any, end: int, block: int = 1 << 16) -> int:
+def _after_last_newline(handle: BinaryIO, end: int, block: int = 1 << 16) -> int:
     position = end
     while position > 0:
         start = max(0, position - block)
@@ -180,7 +180,7 @@ def _read_existing(path: Path) -> Iterator[dict[str, Any]]:
 
 def same_input(scored: dict[str, Any], row: dict[str, Any]) -> str | None:
     """None when the scored output row was made from input ``row``; else the first field that differs."""
-    written = json.loads(json.dumps(row, ensure_ascii=False, default=str))
+    written: dict[str, Any] = json.loads(json.dumps(row, ensure_ascii=False, default=str))
     for key, value in written.items():
         if key in SCORE_FIELDS:
             continue

@@ -59,7 +59,7 @@ def load(directory: Path, *, models: dict[str, Any], optimizers: dict[str, Any])
     path = Path(directory) / STATE_FILE
     if not path.is_file():
         raise ConfigError(f"resume: {str(directory)!r} is not a checkpoint (no {STATE_FILE})")
-    record = torch.load(path, weights_only=False)
+    record: dict[str, Any] = torch.load(path, weights_only=False)
     for key, model in models.items():
         load_trainable_state(model, record["models"][key])
     for key, optimizer in optimizers.items():

@@ -66,7 +66,7 @@ class TeacherLogprobReward:
         return [None if n == 0 else float(s / n) for s, n in zip(sums.tolist(), counts.tolist())]
 
 
-def _pad_right(seqs: list[list[Any]], pad: Any, device: Any, dtype: torch.dtype = torch.long):
+def _pad_right(seqs: list[list[Any]], pad: Any, device: Any, dtype: torch.dtype = torch.long) -> torch.Tensor:
     width = max(1, max((len(s) for s in seqs), default=1))
     values = torch.full((len(seqs), width), pad, dtype=dtype, device=device)
     mask = torch.zeros((len(seqs), width), dtype=torch.long, device=device)

@@ -76,7 +76,7 @@ class ModuleNormTracker:
         return out
 
 
-@torch.no_grad()
+@torch.no_grad()  # type: ignore[untyped-decorator]  # torch is not followed by mypy (pyproject.toml)
 def lora_delta_norms(model: Any) -> dict[str, float]:
     """Frobenius norm of each LoRA module's effective weight change ``scale * B @ A``."""
     out = {}

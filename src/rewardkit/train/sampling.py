@@ -12,7 +12,8 @@ def prompt_text(tokenizer: Any, prompt: str | list[dict[str, str]]) -> str:
     """The text a prompt is tokenised from: chat messages go through the tokenizer's chat template."""
     if isinstance(prompt, str):
         return prompt
-    return tokenizer.apply_chat_template(prompt, tokenize=False, add_generation_prompt=True)
+    text: str = tokenizer.apply_chat_template(prompt, tokenize=False, add_generation_prompt=True)
+    return text
 
 
 def encode_prompts(tokenizer: Any, prompts: list[Any], device: torch.device | str = "cpu") -> tuple[torch.Tensor, torch.Tensor]:
@@ -59,10 +60,11 @@ class Rollouts:
 
 def eos_ids(tokenizer: Any, model: Any) -> int | list[int] | None:
     configured = getattr(getattr(model, "generation_config", None), "eos_token_id", None)
-    return configured if configured is not None else tokenizer.eos_token_id
+    eos: int | list[int] | None = configured if configured is not None else tokenizer.eos_token_id
+    return eos
 
 
-@torch.no_grad()
+@torch.no_grad()  # type: ignore[untyped-decorator]  # torch is not followed by mypy (pyproject.toml)
 def generate(
     model: Any,
     tokenizer: Any,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import string
 from pathlib import Path
+from typing import Any
 
 ALPHABET = string.ascii_letters + string.digits + string.punctuation + " \n"
 SPECIAL_TOKENS = {"pad": "<pad>", "bos": "<s>", "eos": "</s>", "unk": "<unk>"}
@@ -18,7 +19,7 @@ CHAT_TEMPLATE = (
 )
 
 
-def build_char_tokenizer():  # -> transformers.PreTrainedTokenizerFast
+def build_char_tokenizer() -> Any:  # transformers.PreTrainedTokenizerFast
     """A tokenizer with one token per character of ``ALPHABET`` plus pad/bos/eos/unk."""
     from tokenizers import Tokenizer, decoders, models
     from transformers import PreTrainedTokenizerFast

@@ -49,7 +49,7 @@ class MiniGRPOTrainer:
     ``module_norms.jsonl``, checkpoints and plots under ``config.output_dir``.
     """
 
-    def __init__(self, config: TrainConfig | str | Path | dict, *, rewards: list[Any] | None = None,
+    def __init__(self, config: TrainConfig | str | Path | dict[str, Any], *, rewards: list[Any] | None = None,
                  resume_from: str | Path | None = None) -> None:
         self.config = config if isinstance(config, TrainConfig) else load_config(config)
         cfg = self.config
@@ -221,7 +221,7 @@ class MiniGRPOTrainer:
         self.finish()
         return self.history
 
-    @torch.no_grad()
+    @torch.no_grad()  # type: ignore[untyped-decorator]  # torch is not followed by mypy (pyproject.toml)
     def evaluate(self, rows: list[dict[str, Any]] | None = None) -> dict[str, float]:
         """Greedy completions for ``rows`` (default: the held-out prompts), scored by every reward."""
         rows = self.eval_rows if rows is None else rows

@@ -264,7 +264,7 @@ class WorkerPool:
         self._idle.put(None)
         self._finalizer()
 
-    def __enter__(self) -> WorkerPool:  # noqa: PYI034
+    def __enter__(self) -> WorkerPool:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -273,7 +273,7 @@ class WorkerPool:
 
 if __name__ == "__main__":
     # Run the imported module's copy so that pickled results name rewardkit's classes, not __main__'s.
-    from rewardkit.verifiers import worker_pool as _module  # noqa: PLW0406
+    from rewardkit.verifiers import worker_pool as _module
 
     _module._worker_main(
         _module._Duplex(Connection(int(sys.argv[2]), writable=False), Connection(int(sys.argv[3]), readable=False)),

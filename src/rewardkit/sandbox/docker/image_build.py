@@ -18,8 +18,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rewardkit._errors import SandboxError
+
+if TYPE_CHECKING:
+    from docker import DockerClient
 
 DEFAULT_IMAGE = "rewardkit-sandbox:latest"
 DEFAULT_SUITE = "bookworm"
@@ -68,7 +72,7 @@ def default_cache_dir() -> Path:
     return Path(base) / "rewardkit"
 
 
-def docker_client():  # -> docker.DockerClient
+def docker_client() -> DockerClient:
     """A client for the engine in ``DOCKER_HOST`` (or the local socket); SandboxError when unreachable."""
     try:
         import docker
@@ -86,7 +90,7 @@ def docker_client():  # -> docker.DockerClient
     return client
 
 
-def image_size(client, image: str) -> int | None:
+def image_size(client: DockerClient, image: str) -> int | None:
     import docker
 
     try:
@@ -131,7 +135,7 @@ def build_image(
     return BuildReport(image, used, seconds, size)
 
 
-def _try_dockerfile(client, image: str, log: Callable[[str], None]) -> str | None:
+def _try_dockerfile(client: DockerClient, image: str, log: Callable[[str], None]) -> str | None:
     """Build from the Dockerfile; return None on success, else the reason it failed."""
     import docker
 
@@ -155,7 +159,7 @@ def _try_dockerfile(client, image: str, log: Callable[[str], None]) -> str | Non
 
 
 def _build_from_rootfs(
-    client, image: str, cache_dir: Path, mirror: str, suite: str, rebuild: bool, log: Callable[[str], None]
+    client: DockerClient, image: str, cache_dir: Path, mirror: str, suite: str, rebuild: bool, log: Callable[[str], None]
 ) -> str:
     tarball = cache_dir / f"sandbox-rootfs-{suite}.tar"
     method = "rootfs-cached"

@@ -185,7 +185,7 @@ class LocalSandbox(Sandbox):
             cwd=launch.cwd,
             pass_fds=launch.pass_fds,
             start_new_session=True,
-            preexec_fn=preexec,  # noqa: PLW1509 - rlimits isolation only; it only calls setrlimit and prctl
+            preexec_fn=preexec,  # rlimits isolation only; it only calls setrlimit and prctl
         )
         with self._lock:
             self._live.add(proc)

@@ -36,7 +36,7 @@ class AssertRewriter(ast.NodeTransformer):
     """Turns each non-constant ``assert`` into a recorded check that does not stop the tests."""
 
     def __init__(self, lines: list[str], single_check: bool) -> None:
-        self.sites: list[dict] = []
+        self.sites: list[dict[str, Any]] = []
         self.lines = lines
         self.single_check = single_check  # the top-level check() runs exactly once (the supervisor calls it)
         self.loops = 0

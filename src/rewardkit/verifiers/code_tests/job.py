@@ -8,8 +8,8 @@ Shared by every sandbox backend. A backend only has to run the job::
 
 ``job.command`` is ``["python3", "-I", "-S", "-B", "code_supervisor.py"]``, to run in the scratch dir
 that holds ``job.files`` (the supervisor and its modules, ``HARNESS_FILES``, and the candidate's
-``program.py``; all plain python3.8+ stdlib, nothing of rewardkit). The tests and a per-job nonce travel on stdin only, so
-the candidate never sees them. The verdict comes from the one stdout line ``RKH1 <nonce> <json>``;
+``program.py``; all plain python3.8+ stdlib, nothing of rewardkit). The tests and a per-job nonce travel on
+stdin only, so the candidate never sees them. The verdict comes from the one stdout line ``RKH1 <nonce> <json>``;
 the program's own exit status and output decide nothing. See ``code_supervisor.py`` for the design.
 
 A backend should: give the job at least ``job.limits.wall_time`` before killing it (the supervisor
@@ -115,7 +115,8 @@ def normalize_reference(reference: Any, tolerance: float | str | None = "auto") 
                 raise InvalidReference("reference 'inputs' and 'outputs' must be lists of strings")
             if len(inputs) != len(outputs) or not inputs:
                 raise InvalidReference(
-                    f"reference needs as many 'outputs' as 'inputs' (at least one): got {len(inputs)} and {len(outputs)}"
+                    "reference needs as many 'outputs' as 'inputs' (at least one): "
+                    f"got {len(inputs)} and {len(outputs)}"
                 )
             tol = reference.get("tolerance", tolerance)
             if not valid_tolerance(tol):

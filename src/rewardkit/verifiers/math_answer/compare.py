@@ -57,10 +57,10 @@ class Judgement:
 def _parse(text: str) -> tuple[Any, ...]:
     from math_verify import ExprExtractionConfig, LatexExtractionConfig, parse
 
-    latex = parse(f"${text}$", [LatexExtractionConfig()], parsing_timeout=None)  # type: ignore[arg-type]
+    latex = parse(f"${text}$", [LatexExtractionConfig()], parsing_timeout=None)
     if latex:
         return tuple(latex)
-    return tuple(parse(text, [ExprExtractionConfig()], parsing_timeout=None))  # type: ignore[arg-type]
+    return tuple(parse(text, [ExprExtractionConfig()], parsing_timeout=None))
 
 
 def _as_number(parsed: tuple[Any, ...]) -> tuple[complex, Fraction | None] | None:

@@ -27,7 +27,8 @@ EXTRACTION_MODES = (LENIENT, STRICT)
 _BOX_RE = re.compile(r"\\(?:boxed|fbox)\b")
 _ANSWER_OPEN, _ANSWER_CLOSE = "<answer>", "</answer>"
 _STATEMENT_RE = re.compile(
-    r"(?:final[ \t]+answer[ \t]*(?:is|:)|the[ \t]+answer[ \t]+is|(?:^|(?<=[.!?][ \t]))[ \t]*\**answer\**[ \t]*:)[ \t:*]*",
+    r"(?:final[ \t]+answer[ \t]*(?:is|:)|the[ \t]+answer[ \t]+is|"
+    r"(?:^|(?<=[.!?][ \t]))[ \t]*\**answer\**[ \t]*:)[ \t:*]*",
     re.IGNORECASE | re.MULTILINE,
 )
 _NOT_AN_ANSWER = re.compile(
@@ -49,9 +50,11 @@ _NEGATED = re.compile(r"(?:\bnot|n't|\bnever|\bcannot\s+be)\s+(?:equal\s+to\s+|b
 # correction or a hedge uses wherever it stands.
 _CORRECTION_RE = re.compile(
     r"(?:\A|[.!?;:,\n(])[ \t*_\"]*(?:(?:but|so|oh|um|uh|and|hmm|no)[ \t,]+)?"
-    r"(?:wait|actually|oops|correction|sorry|instead(?![ \t]+of)|rather(?![ \t]+than)|hmm|hold[ \t]+on|on[ \t]+second[ \t]+thought|no(?=[ \t]*[,.!;:])"
+    r"(?:wait|actually|oops|correction|sorry|instead(?![ \t]+of)|rather(?![ \t]+than)|hmm|hold[ \t]+on|"
+    r"on[ \t]+second[ \t]+thought|no(?=[ \t]*[,.!;:])"
     r"|nope|or|maybe|perhaps|possibly|alternatively|let[ \t]+me[ \t]+(?:redo|recompute|recalculate|correct|fix))\b"
-    r"|\b(?:scratch[ \t]+that|i[ \t]+mean|made[ \t]+an?[ \t]+(?:mistake|error)|my[ \t]+(?:mistake|bad|error)|(?:that|this)(?:'s|[ \t]+is|[ \t]+was)[ \t]+(?:wrong|incorrect"
+    r"|\b(?:scratch[ \t]+that|i[ \t]+mean|made[ \t]+an?[ \t]+(?:mistake|error)|my[ \t]+(?:mistake|bad|error)|"
+    r"(?:that|this)(?:'s|[ \t]+is|[ \t]+was)[ \t]+(?:wrong|incorrect"
     r"|not[ \t]+right|a[ \t]+mistake)|(?:it|that|this|answer|value|result)[ \t]+should[ \t]+(?:be|have[ \t]+been)"
     r"|or[ \t]+(?:maybe|perhaps|possibly)|(?:could|might|may)[ \t]+also[ \t]+be)\b",
     re.IGNORECASE,

@@ -48,7 +48,8 @@ class MCQConfig:
     """Settings of :class:`MCQVerifier`.
 
     ``letters``: the option labels in order. ``max_options``: how many of them are valid when the sample
-    gives no ``options`` (default: the first 10, A-J, as in MMLU-Pro). ``max_chars``: only the last this many characters of the answer text are read.
+    gives no ``options`` (default: the first 10, A-J, as in MMLU-Pro). ``max_chars``: only the last this many
+    characters of the answer text are read.
     ``lowercase``: accept ``b``/``(b)`` for ``B``. ``match_option_text``: map an option's text to its letter.
     """
 

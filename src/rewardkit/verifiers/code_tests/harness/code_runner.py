@@ -47,7 +47,7 @@ def main() -> None:
         return
     namespace = {"__name__": "__rk_candidate__", "__builtins__": builtins}
     try:
-        exec(code, namespace)  # noqa: S102 - running the candidate is this process's job
+        exec(code, namespace)  # running the candidate is this process's job
     except BaseException as exc:  # noqa: BLE001 - SystemExit at import time is a failure too
         wire.send(write_fd, {"op": "error", "kind": "runtime_error", **_failure(exc)})
         return

@@ -248,7 +248,7 @@ class Candidate:
         if cls is not None:
             try:
                 return cls(message)
-            except Exception:  # noqa: BLE001, S110 - a builtin exception that takes other arguments
+            except Exception:  # noqa: BLE001 - a builtin exception that takes other arguments
                 pass
         return CandidateFailure("exception", f"{kind}: {message}")
 
@@ -305,7 +305,7 @@ def run_function_tests(job: dict, deadline: float, events: Events, result: dict)
 def _run_statement(source: str, namespace: dict, errors: list[str], recorder: Recorder) -> bool:
     """Run one top-level statement of the tests; whether it ran to its end (then its loops are credited)."""
     try:
-        exec(compile(source, "<tests>", "exec", dont_inherit=True), namespace)  # noqa: S102 - trusted tests
+        exec(compile(source, "<tests>", "exec", dont_inherit=True), namespace)  # trusted tests
     except Deadline:
         recorder.cut_short(True)
         raise
@@ -338,7 +338,7 @@ def _bind_candidate_names(namespace: dict, candidate: Candidate, used: list[str]
         elif kind == "module" and name in SAFE_MODULES:
             try:
                 namespace[name] = __import__(name)
-            except BaseException:  # noqa: BLE001, S110 - this Python lacks it: the test sees a NameError
+            except BaseException:  # noqa: BLE001 - this Python lacks it: the test sees a NameError
                 pass
         else:
             namespace[name] = Remote(candidate, ["n", name], candidate.gen, f"candidate {name}")

@@ -57,7 +57,8 @@ def encode(value, handles=None, depth=0, handle_of=None):  # type: ignore[no-unt
     if t is bytes:
         return ["y", value.hex()]
     if t in (list, tuple, set, frozenset):
-        tag = {list: "l", tuple: "t", set: "S", frozenset: "F"}[t]
+        tags: dict[type, str] = {list: "l", tuple: "t", set: "S", frozenset: "F"}
+        tag = tags[t]
         return [tag, [encode(v, handles, depth + 1, handle_of) for v in value]]
     if t is dict:
         return ["d", [[encode(k, handles, depth + 1, handle_of), encode(v, handles, depth + 1, handle_of)]
