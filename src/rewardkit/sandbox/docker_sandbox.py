@@ -22,6 +22,7 @@ import time
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
+from importlib import resources
 from typing import Any
 
 from rewardkit._errors import ConfigError, SandboxError
@@ -30,6 +31,8 @@ from rewardkit.sandbox.docker_pool import ContainerPool, ContainerSpec, Slot
 from rewardkit.sandbox.image_build import DEFAULT_IMAGE, docker_client
 
 SCRATCH_DIR = "/tmp/run"
+# The code harness's command (rewardkit.verifiers.code_harness.COMMAND), which the zygote runs forked.
+HARNESS_COMMAND = ("python3", "-I", "-S", "-B", "code_supervisor.py")
 # The whole environment a program sees (the same as the local backend's): nothing inherited.
 CLEAN_ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -53,7 +56,10 @@ class DockerSandbox(Sandbox):
     per container; ``scratch_bytes``: size of the /tmp tmpfs (default ``limits.max_scratch_bytes``);
     ``shm_bytes``: size of /dev/shm; ``fresh_container_per_run``: replace the container after every run
     instead of wiping it; ``env``: extra environment variables for programs; ``runtime``: an engine
-    runtime such as ``runsc`` (gVisor) for a stronger boundary than runc's.
+    runtime such as ``runsc`` (gVisor) for a stronger boundary than runc's; ``zygote``: each container's
+    supervisor imports the code harness once and forks a run's harness processes instead of starting
+    interpreters (``False``: the per-run exec path, for comparison or as a fallback). Other commands run
+    the same way in both modes.
     """
 
     name = "docker"
@@ -70,6 +76,7 @@ class DockerSandbox(Sandbox):
         fresh_container_per_run: bool = False,
         env: Mapping[str, str] | None = None,
         runtime: str | None = None,
+        zygote: bool = True,
     ) -> None:
         if limits is not None and not isinstance(limits, Limits):
             raise ConfigError(f"limits must be a rewardkit.sandbox.base.Limits, got {type(limits).__name__}")
@@ -93,7 +100,10 @@ class DockerSandbox(Sandbox):
             tmpfs_bytes=int(scratch_bytes or self.limits.max_scratch_bytes),
             shm_bytes=shm_bytes, runtime=runtime,
         )
-        self.pool = ContainerPool(self.client, spec, pool_size)
+        self.zygote = bool(zygote)
+        self._harness = _harness_sources() if self.zygote else {}
+        harness = {name: data.decode() for name, data in self._harness.items()} if self.zygote else None
+        self.pool = ContainerPool(self.client, spec, pool_size, harness=harness)
 
     @property
     def pool_id(self) -> str:
@@ -127,9 +137,11 @@ class DockerSandbox(Sandbox):
         if not command:
             raise SandboxError("docker sandbox: empty command")
         limits = limits or self.limits
+        harness = self._is_harness_job(command, files)
         request = {
+            "harness": harness,
             "command": [str(part) for part in command],
-            "files": {path: _b64(data) for path, data in files.items()},
+            "files": {path: _b64(data) for path, data in files.items() if not (harness and path in self._harness)},
             "stdin": _b64(stdin or b""),
             "limits": asdict(limits),
             "collect": list(collect),
@@ -144,7 +156,10 @@ class DockerSandbox(Sandbox):
             slot = self.pool.acquire()  # bounded: every run ends within its wall time + ANSWER_GRACE
             try:
                 self.pool.ensure_caps(slot, limits.memory_bytes, limits.max_processes)
-                answer = slot.channel.call({**request, "uid": slot.uid, "gid": slot.uid}, timeout)
+                chosen = request
+                if harness and not slot.channel.harness_loaded:  # this container's zygote could not import it
+                    chosen = {**request, "harness": False, "files": {p: _b64(d) for p, d in files.items()}}
+                answer = slot.channel.call({**chosen, "uid": slot.uid, "gid": slot.uid}, timeout)
             except SandboxError as exc:
                 last_error = str(exc)
                 self.pool.replace(slot, wait=True)
@@ -159,6 +174,12 @@ class DockerSandbox(Sandbox):
             exit_code=None, duration=time.monotonic() - started,
             infra_error=f"docker sandbox failed twice; last error: {last_error}",
         )
+
+    def _is_harness_job(self, command: Sequence[str], files: Mapping[str, bytes | str]) -> bool:
+        """A code-harness job whose harness files are the ones the zygotes imported: run it forked."""
+        if not self._harness or tuple(command) != HARNESS_COMMAND:
+            return False
+        return all(files.get(name) == data for name, data in self._harness.items())
 
     def _after_run(self, slot: Slot, answer: dict[str, Any]) -> None:
         if not answer.get("guarded", True) and not self._warned_unguarded:
@@ -182,6 +203,13 @@ class DockerSandbox(Sandbox):
         pool = getattr(self, "pool", None)
         if pool is not None:
             pool.close()
+
+
+def _harness_sources() -> dict[str, bytes]:
+    from rewardkit.verifiers.code_harness import HARNESS_FILES
+
+    package = resources.files("rewardkit.verifiers")
+    return {name: package.joinpath(name).read_bytes() for name in HARNESS_FILES}
 
 
 def _b64(data: bytes | str) -> str:
