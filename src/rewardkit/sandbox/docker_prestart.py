@@ -146,6 +146,7 @@ def wait_as_runner(sock, scratch):
         os.setsid()
         set_limits(spec["limits"])
         install_signal_guard(spec["guard"])
+        make_dumpable()  # as an exec'd runner is (the uid change made us not): its own /proc/self, as usual
         place_fds(dict(zip(targets, fds)))
         os.environ.clear()
         os.environ.update(spec["env"])
@@ -156,6 +157,12 @@ def wait_as_runner(sock, scratch):
         code = exit_like_an_interpreter(HARNESS_MODULES["code_runner"].main)
     finally:
         os._exit(code)
+
+
+def make_dumpable():
+    import ctypes
+
+    ctypes.CDLL(None).prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE
 
 
 def exit_like_an_interpreter(main):

@@ -101,6 +101,7 @@ class DockerSandbox(Sandbox):
             shm_bytes=shm_bytes, runtime=runtime,
         )
         self.zygote = bool(zygote)
+        self.forked_runs = 0  # harness runs the zygote served by forking (the rest exec'd their command)
         self._harness = _harness_sources() if self.zygote else {}
         harness = {name: data.decode() for name, data in self._harness.items()} if self.zygote else None
         self.pool = ContainerPool(self.client, spec, pool_size, harness=harness)
@@ -182,6 +183,8 @@ class DockerSandbox(Sandbox):
         return all(files.get(name) == data for name, data in self._harness.items())
 
     def _after_run(self, slot: Slot, answer: dict[str, Any]) -> None:
+        if answer.get("zygote"):
+            self.forked_runs += 1
         if not answer.get("guarded", True) and not self._warned_unguarded:
             self._warned_unguarded = True
             warnings.warn(
