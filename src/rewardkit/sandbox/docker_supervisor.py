@@ -159,6 +159,7 @@ def pump(pid, out_r, err_r, in_w, data, limits, started):
         os.set_blocking(in_w, False)
     status = exited_at = None
     why = None
+    idle = 0.00025
     while True:
         now = time.monotonic()
         if now >= deadline:
@@ -170,7 +171,11 @@ def pump(pid, out_r, err_r, in_w, data, limits, started):
                 status, exited_at = st, now
         if status is not None and (not reads or now - exited_at > 0.05):
             break  # after 50 ms, whatever still holds the pipes is something the program left behind
-        wait = min(deadline - now, 0.05 if status is None else 0.01)
+        if status is None and not reads:  # its pipes closed: its exit is usually a moment away, so poll soon
+            idle = min(idle * 2, 0.05)
+            wait = min(deadline - now, idle)
+        else:
+            wait = min(deadline - now, 0.05 if status is None else 0.01)
         ready_r, ready_w, _ = select.select(reads, writes, [], max(wait, 0))
         for fd in ready_w:
             try:

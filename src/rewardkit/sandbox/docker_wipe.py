@@ -206,9 +206,9 @@ def _next_dir(skip):
     return None
 
 
-def leftovers(spare=None):
-    """What a run left: files in writable places, IPC objects, network state, and (with ``spare``, the
-    pids that may live) processes."""
+def leftovers(spare=None, network=True):
+    """What a run left: files in writable places, IPC objects, network state (unless ``network`` is false),
+    and (with ``spare``, the pids that may live) processes."""
     left = [] if spare is None else [f"pid:{pid}" for pid in other_pids(spare)]
     for top in WRITABLE_DIRS:
         try:
@@ -217,5 +217,6 @@ def leftovers(spare=None):
             pass
     if any_sysv_ipc():
         left.append("sysv-ipc")
-    left += ["network:" + name for name in network_changes(NETWORK_BASELINE, network_state())]
+    if network:
+        left += ["network:" + name for name in network_changes(NETWORK_BASELINE, network_state())]
     return left

@@ -135,7 +135,8 @@ def zygote_main():
 
 
 def handle_one():
-    clean_before = not leftovers(spare={os.getppid()})  # before the pre-forked pair's socket exists
+    # Nothing runs between the last run's check and this one; the network part of that check stands.
+    clean_before = not leftovers(spare={os.getppid()}, network=False)
     pre = None
     if HARNESS_MODULES:
         try:
@@ -184,6 +185,7 @@ def zygote_run(req, pre, clean_before):
         files.update(ZYGOTE["sources"])
     elif req.get("harness"):
         raise RuntimeError("a harness run, but the harness did not load in this container")
+    begun = time.monotonic()
     write_files(scratch, files)
     ooms = oom_kills()
     started = time.monotonic()
@@ -227,6 +229,7 @@ def zygote_run(req, pre, clean_before):
     reap()
     for top in WRITABLE_DIRS:
         wipe(top)  # as root: the run's own root-owned files and dirs
+    wiped = time.monotonic()
     left = leftovers(spare={os.getppid()})
     exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
     sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
@@ -237,6 +240,8 @@ def zygote_run(req, pre, clean_before):
         "oom_killed": oom_kills() > ooms, "files": files_out,
         "clean": bool(clean_before and killed_all and not left), "guarded": GUARD_AVAILABLE,
         "start_error": start_error, "leftovers": left[:20], "zygote": harness,
+        "phases": {"files": started - begun, "program": duration, "end": wiped - started - duration,
+                   "check": time.monotonic() - wiped},
     }
 
 
