@@ -51,6 +51,21 @@ def signal_guard_program(arch, protected):
     return assemble(filter_code(machine, checks, blocks))
 
 
+# The guard program differs between runs only in the protected pid: it is assembled once (in the
+# supervisor, before it forks) around a placeholder no other constant of the filter uses, then filled in.
+PLACEHOLDER_PID = 0x3FFFFFF1
+_TEMPLATES = {}
+
+
+def guard_program_for(arch, protected):
+    """``signal_guard_program(arch, protected)``, from a template assembled once per process tree."""
+    template = _TEMPLATES.get(arch)
+    if template is None:
+        template = _TEMPLATES[arch] = signal_guard_program(arch, PLACEHOLDER_PID)
+    swap = {PLACEHOLDER_PID: protected & 0xFFFFFFFF, -PLACEHOLDER_PID & 0xFFFFFFFF: -protected & 0xFFFFFFFF}
+    return [(op, jt, jf, swap.get(k, k)) for op, jt, jf, k in template]
+
+
 def signal_guard_available():
     """Whether this Python and machine can install the guard (ctypes present, a known architecture)."""
     try:
@@ -68,5 +83,5 @@ def install_signal_guard(protected):
     if not signal_guard_available():
         return False
     arch = AUDIT_ARCH[os.uname().machine]
-    filter_installer(pack(signal_guard_program(arch, protected)))()
+    filter_installer(pack(guard_program_for(arch, protected)))()
     return True

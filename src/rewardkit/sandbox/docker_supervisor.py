@@ -25,7 +25,12 @@ import struct
 import time
 
 if "install_signal_guard" not in globals():  # on the host; in a container docker_seccomp.py is prepended
-    from rewardkit.sandbox.docker_seccomp import install_signal_guard, signal_guard_available
+    from rewardkit.sandbox.docker_seccomp import (
+        guard_program_for,
+        install_signal_guard,
+        signal_guard_available,
+    )
+    from rewardkit.sandbox.seccomp_bpf import AUDIT_ARCH
 if "kill_everything" not in globals():  # likewise docker_netstate.py and docker_wipe.py
     from rewardkit.sandbox.docker_netstate import network_state
     from rewardkit.sandbox.docker_wipe import (
@@ -288,6 +293,8 @@ def run(req):
 
 def main():
     """Serve requests until stdin closes: one long-lived supervisor per container saves a docker exec per run."""
+    if GUARD_AVAILABLE:
+        guard_program_for(AUDIT_ARCH[os.uname().machine], 1)  # assembled once, before any fork
     NETWORK_BASELINE.update(network_state())
     while True:
         try:

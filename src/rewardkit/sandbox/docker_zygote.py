@@ -22,9 +22,11 @@ end of the stream) ends the server, so the host sees the stream close and replac
 """
 
 import base64
+import gc
 import importlib.util
 import json
 import os
+import resource
 import signal
 import struct
 import sys
@@ -33,6 +35,7 @@ import time
 if "prestart_harness" not in globals():  # on the host; in a container the other modules are prepended
     from rewardkit.sandbox.docker_netstate import network_state
     from rewardkit.sandbox.docker_prestart import HARNESS_MODULES, prestart_harness
+    from rewardkit.sandbox.docker_seccomp import guard_program_for
     from rewardkit.sandbox.docker_supervisor import (
         GUARD_AVAILABLE,
         drain,
@@ -44,14 +47,14 @@ if "prestart_harness" not in globals():  # on the host; in a container the other
     )
     from rewardkit.sandbox.docker_wipe import (
         NETWORK_BASELINE,
-        WRITABLE_DIRS,
         kill_everything,
         leftovers,
+        other_pids,
         reap,
         send_collected,
-        wipe,
         wipe_all,
     )
+    from rewardkit.sandbox.seccomp_bpf import AUDIT_ARCH
 
 # A uid no run has: the after-run helper's real and saved uid, so that the run's processes cannot signal it.
 KILLER_UID = 1_999_999
@@ -119,7 +122,10 @@ def zygote_main():
     except Exception as exc:  # noqa: BLE001 - say so; runs then take the exec path
         HARNESS_MODULES.clear()
         ready["harness_error"] = f"{type(exc).__name__}: {exc}"
+    if GUARD_AVAILABLE:
+        guard_program_for(AUDIT_ARCH[os.uname().machine], 1)  # assembled once, before any fork
     NETWORK_BASELINE.update(network_state())
+    gc.freeze()  # what the server holds stays out of every fork's collections: fewer pages copied per run
     write_message(1, ready)
     while True:
         pid = os.fork()
@@ -207,17 +213,23 @@ def zygote_run(req, pre, clean_before):
     if status is None:
         os.kill(pid, signal.SIGKILL)
         _, status = os.waitpid(pid, 0)
-    result_r, result_w = os.pipe()
-    killed_all, helper = False, None
-    try:
-        helper = end_run(req, result_w)
-    except OSError:  # no fork: the leftover check below decides
-        pass
-    os.close(result_w)
-    raw = read_to_end(result_r)
-    if helper is not None:
-        _, helper_status = os.waitpid(helper, 0)
-        killed_all = helper_status == 0
+    server = os.getppid()
+    if not req["collect"] and not other_pids(spare=(server,)):
+        # Nothing of the run is alive (so nothing can start again) and nothing is to be collected: the
+        # root wipe below is all that is left to do.
+        killed_all, raw = True, b""
+    else:
+        result_r, result_w = os.pipe()
+        killed_all, helper = False, None
+        try:
+            helper = end_run(req, result_w)
+        except OSError:  # no fork: the leftover check below decides
+            pass
+        os.close(result_w)
+        raw = read_to_end(result_r)
+        if helper is not None:
+            _, helper_status = os.waitpid(helper, 0)
+            killed_all = helper_status == 0
     if why != "output":
         why = drain(out_r, out, err_r, err, req["limits"]["max_output_bytes"]) or why
     os.close(out_r)
@@ -227,8 +239,7 @@ def zygote_run(req, pre, clean_before):
     except ValueError:
         files_out = {}
     reap()
-    for top in WRITABLE_DIRS:
-        wipe(top)  # as root: the run's own root-owned files and dirs
+    wipe_all()  # as root: the run's own root-owned files and dirs, and what the helper could not remove
     wiped = time.monotonic()
     left = leftovers(spare={os.getppid()})
     exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
@@ -241,8 +252,13 @@ def zygote_run(req, pre, clean_before):
         "clean": bool(clean_before and killed_all and not left), "guarded": GUARD_AVAILABLE,
         "start_error": start_error, "leftovers": left[:20], "zygote": harness,
         "phases": {"files": started - begun, "program": duration, "end": wiped - started - duration,
-                   "check": time.monotonic() - wiped},
+                   "check": time.monotonic() - wiped, **cpu_seconds()},
     }
+
+
+def cpu_seconds():
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"handler_cpu": own.ru_utime + own.ru_stime, "run_cpu": children.ru_utime + children.ru_stime}
 
 
 def close_prestarted(pre):
