@@ -23,7 +23,7 @@ import sys
 import traceback
 
 if "set_limits" not in globals():  # on the host; in a container the other modules are prepended
-    from rewardkit.sandbox.docker_seccomp import install_signal_guard
+    from rewardkit.sandbox.docker_seccomp import install_signal_guard, prctl_function
     from rewardkit.sandbox.docker_supervisor import read_exact, set_limits
     from rewardkit.sandbox.docker_wipe import drop_privileges
 
@@ -160,9 +160,7 @@ def wait_as_runner(sock, scratch):
 
 
 def make_dumpable():
-    import ctypes
-
-    ctypes.CDLL(None).prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE
+    prctl_function()(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE
 
 
 def exit_like_an_interpreter(main):

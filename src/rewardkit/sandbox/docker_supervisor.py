@@ -28,6 +28,7 @@ if "install_signal_guard" not in globals():  # on the host; in a container docke
     from rewardkit.sandbox.docker_seccomp import (
         guard_program_for,
         install_signal_guard,
+        prctl_function,
         signal_guard_available,
     )
     from rewardkit.sandbox.seccomp_bpf import AUDIT_ARCH
@@ -295,6 +296,7 @@ def main():
     """Serve requests until stdin closes: one long-lived supervisor per container saves a docker exec per run."""
     if GUARD_AVAILABLE:
         guard_program_for(AUDIT_ARCH[os.uname().machine], 1)  # assembled once, before any fork
+        prctl_function()
     NETWORK_BASELINE.update(network_state())
     while True:
         try:

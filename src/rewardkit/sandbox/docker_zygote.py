@@ -35,7 +35,7 @@ import time
 if "prestart_harness" not in globals():  # on the host; in a container the other modules are prepended
     from rewardkit.sandbox.docker_netstate import network_state
     from rewardkit.sandbox.docker_prestart import HARNESS_MODULES, prestart_harness
-    from rewardkit.sandbox.docker_seccomp import guard_program_for
+    from rewardkit.sandbox.docker_seccomp import guard_program_for, prctl_function
     from rewardkit.sandbox.docker_supervisor import (
         GUARD_AVAILABLE,
         drain,
@@ -124,6 +124,7 @@ def zygote_main():
         ready["harness_error"] = f"{type(exc).__name__}: {exc}"
     if GUARD_AVAILABLE:
         guard_program_for(AUDIT_ARCH[os.uname().machine], 1)  # assembled once, before any fork
+        prctl_function()
     NETWORK_BASELINE.update(network_state())
     gc.freeze()  # what the server holds stays out of every fork's collections: fewer pages copied per run
     write_message(1, ready)
