@@ -149,10 +149,12 @@ def start_program(req, stdin_fd, out_w, err_w):
     return pid, (message.decode(errors="replace") or None)
 
 
-def pump(pid, out_r, err_r, in_w, data, limits, started):
+def pump(pid, out_r, err_r, in_w, data, limits, started, poll=None):
     """Feed stdin, read stdout/stderr (each up to the cap) until the program exits or a limit hits.
+    ``poll()`` gives (pid or 0, wait status) without blocking (default: ``waitpid`` of our child ``pid``).
 
     Returns (wait status or None, stdout, stderr, None | "timeout" | "output")."""
+    poll = poll or (lambda: os.waitpid(pid, os.WNOHANG))
     cap = limits["max_output_bytes"]
     deadline = started + limits["wall_time"]
     bufs = {out_r: bytearray(), err_r: bytearray()}
@@ -172,7 +174,7 @@ def pump(pid, out_r, err_r, in_w, data, limits, started):
             why = "timeout"
             break
         if status is None:
-            got, st = os.waitpid(pid, os.WNOHANG)
+            got, st = poll()
             if got:
                 status, exited_at = st, now
         if status is not None and (not reads or now - exited_at > 0.05):

@@ -28,6 +28,7 @@ import json
 import os
 import resource
 import signal
+import socket
 import struct
 import sys
 import time
@@ -60,7 +61,6 @@ if "prestart_harness" not in globals():  # on the host; in a container the other
 KILLER_UID = 1_999_999
 ZYGOTE = {"uid": None, "scratch": "/tmp/run", "sources": {}}
 PRELOAD = ("ctypes", "math", "re", "collections", "itertools", "functools", "string", "heapq", "bisect")
-EXIT_EOF = 3
 
 
 def read_message(fd):
@@ -125,41 +125,100 @@ def zygote_main():
     if GUARD_AVAILABLE:
         guard_program_for(AUDIT_ARCH[os.uname().machine], 1)  # assembled once, before any fork
         prctl_function()
-    NETWORK_BASELINE.update(network_state())
     gc.freeze()  # what the server holds stays out of every fork's collections: fewer pages copied per run
+    template = start_template() if HARNESS_MODULES else None
+    NETWORK_BASELINE.update(network_state())  # the template's socket is part of it, as ours is left out
     write_message(1, ready)
+    serve(template)
+
+
+def start_template():
+    """Fork the template: it never reads a request; per run, on a word from the server, it forks the run's
+    harness supervisor (which forks the first candidate process), hands the server the pipes, and reports
+    the supervisor's exit status when it has reaped it."""
+    server_end, template_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    pid = os.fork()
+    if pid == 0:
+        server_end.close()
+        code = 1
+        try:
+            for fd in (0, 1):  # the exec stream is the server's alone
+                os.dup2(os.open("/dev/null", os.O_RDWR), fd)
+            code = template_loop(template_end)
+        finally:
+            os._exit(code)
+    template_end.close()
+    return {"pid": pid, "sock": server_end}
+
+
+def template_loop(sock):
     while True:
-        pid = os.fork()
-        if pid == 0:
-            code = 1
-            try:
-                code = handle_one()
-            finally:
-                os._exit(code)
-        _, status = os.waitpid(pid, 0)
-        if status != 0:  # the end of the stream, or a handler that failed: stop, the host replaces us
-            return
-
-
-def handle_one():
-    # Nothing runs between the last run's check and this one; the network part of that check stands.
-    clean_before = not leftovers(spare={os.getppid()}, network=False)
-    pre = None
-    if HARNESS_MODULES:
+        if not sock.recv(16):
+            return 0
         try:
             pre = prestart_harness(ZYGOTE["uid"], ZYGOTE["scratch"])
-        except OSError:
-            pre = None
+        except OSError as exc:
+            sock.send(json.dumps({"error": str(exc)}).encode())
+            continue
+        socket.send_fds(sock, [json.dumps({"pid": pre["pid"]}).encode()], [pre[key] for key in PIPES])
+        for key in PIPES:
+            os.close(pre[key])
+        _, status = os.waitpid(pre["pid"], 0)
+        sock.send(json.dumps({"status": status}).encode())
+
+
+PIPES = ("in_w", "out_r", "err_r", "setup_w", "report_r")
+
+
+def ask_template(template):
+    """The pre-forked pair for the next run (pipes and the supervisor's pid), or None."""
+    if template is None:
+        return None
     try:
-        req = read_message(0)
-    except EOFError:
-        return EXIT_EOF
+        template["sock"].send(b"go")
+        message, fds, _flags, _addr = socket.recv_fds(template["sock"], 4096, len(PIPES))
+        answer = json.loads(message)
+    except (OSError, ValueError):
+        return None
+    if "pid" not in answer or len(fds) != len(PIPES):
+        for fd in fds:
+            os.close(fd)
+        return None
+    return {"pid": answer["pid"], "template": template, **dict(zip(PIPES, fds))}
+
+
+def exit_status_from(pre, block):
+    """(pid, wait status) of the pre-forked supervisor once the template reports it; (0, 0) before."""
+    sock = pre["template"]["sock"]
+    sock.setblocking(block)
     try:
-        result = zygote_run(req, pre, clean_before)
-    except Exception as exc:  # noqa: BLE001 - answer, and let the host replace this container
-        result = {"supervisor_error": f"{type(exc).__name__}: {exc}"}
-    write_message(1, result)
-    return 0
+        message = sock.recv(4096)
+    except BlockingIOError:
+        return 0, 0
+    finally:
+        sock.setblocking(True)
+    if not message:
+        raise RuntimeError("the template ended")
+    return pre["pid"], json.loads(message)["status"]
+
+
+def serve(template):
+    """One run per request, until the stream ends; a failure answers once, then ends the server."""
+    spare = (template["pid"],) if template else ()
+    while True:
+        # Nothing runs between the last run's check and this one; the network part of that check stands.
+        clean_before = not leftovers(spare=set(spare), network=False)
+        pre = ask_template(template)
+        try:
+            req = read_message(0)
+        except EOFError:
+            return
+        try:
+            result = zygote_run(req, pre, clean_before, spare)
+        except Exception as exc:  # noqa: BLE001 - answer, and stop: the host replaces this container
+            write_message(1, {"supervisor_error": f"{type(exc).__name__}: {exc}"})
+            return
+        write_message(1, result)
 
 
 def start_prestarted(req, pre):
@@ -183,7 +242,7 @@ def write_all(fd, data):
         view = view[os.write(fd, view):]
 
 
-def zygote_run(req, pre, clean_before):
+def zygote_run(req, pre, clean_before, spare):
     uid, scratch = ZYGOTE["uid"], ZYGOTE["scratch"]
     req = {**req, "uid": uid, "gid": uid, "scratch": scratch}
     harness = bool(req.get("harness")) and pre is not None
@@ -192,7 +251,7 @@ def zygote_run(req, pre, clean_before):
         files.update(ZYGOTE["sources"])
     elif req.get("harness"):
         raise RuntimeError("a harness run, but the harness did not load in this container")
-    begun = time.monotonic()
+    begun, cpu_before = time.monotonic(), cpu_seconds()
     write_files(scratch, files)
     ooms = oom_kills()
     started = time.monotonic()
@@ -209,13 +268,13 @@ def zygote_run(req, pre, clean_before):
         for fd in (in_r, out_w, err_w):
             os.close(fd)
     data = base64.b64decode(req.get("stdin") or "")
-    status, out, err, why = pump(pid, out_r, err_r, in_w, data, req["limits"], started)
+    poll = (lambda: exit_status_from(pre, False)) if harness else None
+    status, out, err, why = pump(pid, out_r, err_r, in_w, data, req["limits"], started, poll)
     duration = time.monotonic() - started
     if status is None:
         os.kill(pid, signal.SIGKILL)
-        _, status = os.waitpid(pid, 0)
-    server = os.getppid()
-    if not req["collect"] and not other_pids(spare=(server,)):
+        status = exit_status_from(pre, True)[1] if harness else os.waitpid(pid, 0)[1]
+    if not req["collect"] and not other_pids(spare=spare):
         # Nothing of the run is alive (so nothing can start again) and nothing is to be collected: the
         # root wipe below is all that is left to do.
         killed_all, raw = True, b""
@@ -223,7 +282,7 @@ def zygote_run(req, pre, clean_before):
         result_r, result_w = os.pipe()
         killed_all, helper = False, None
         try:
-            helper = end_run(req, result_w)
+            helper = end_run(req, result_w, spare)
         except OSError:  # no fork: the leftover check below decides
             pass
         os.close(result_w)
@@ -242,7 +301,7 @@ def zygote_run(req, pre, clean_before):
     reap()
     wipe_all()  # as root: the run's own root-owned files and dirs, and what the helper could not remove
     wiped = time.monotonic()
-    left = leftovers(spare={os.getppid()})
+    left = leftovers(spare=set(spare))
     exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
     sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
     return {
@@ -253,24 +312,22 @@ def zygote_run(req, pre, clean_before):
         "clean": bool(clean_before and killed_all and not left), "guarded": GUARD_AVAILABLE,
         "start_error": start_error, "leftovers": left[:20], "zygote": harness,
         "phases": {"files": started - begun, "program": duration, "end": wiped - started - duration,
-                   "check": time.monotonic() - wiped, **cpu_seconds()},
+                   "check": time.monotonic() - wiped,
+                   **{key: value - cpu_before[key] for key, value in cpu_seconds().items()}},
     }
 
 
 def cpu_seconds():
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return {"handler_cpu": own.ru_utime + own.ru_stime, "run_cpu": children.ru_utime + children.ru_stime}
+    return {"server_cpu": own.ru_utime + own.ru_stime, "children_cpu": children.ru_utime + children.ru_stime}
 
 
 def close_prestarted(pre):
-    """An exec run: the pre-forked pair is not used (the after-run helper kills it with the rest)."""
-    for key in ("in_w", "out_r", "err_r", "setup_w", "report_r"):
+    """An exec run: the pre-forked pair is not used (its runner ends when its supervisor does)."""
+    for key in PIPES:
         os.close(pre[key])
-    try:
-        os.kill(pre["pid"], signal.SIGKILL)
-        os.waitpid(pre["pid"], 0)
-    except OSError:
-        pass
+    os.kill(pre["pid"], signal.SIGKILL)
+    exit_status_from(pre, True)
 
 
 def read_to_end(fd):
@@ -284,10 +341,10 @@ def read_to_end(fd):
     return raw
 
 
-def end_run(req, result_w):
+def end_run(req, result_w, spare):
     """Fork the after-run helper: it may signal the run's uid and nothing else, and the run's processes
     cannot signal it. It kills every process of the run, sends the collected files, and wipes as that uid."""
-    handler, server = os.getpid(), os.getppid()
+    server = os.getpid()
     pid = os.fork()
     if pid:
         return pid
@@ -296,7 +353,7 @@ def end_run(req, result_w):
         os.setgroups([])
         os.setresgid(req["gid"], req["gid"], req["gid"])
         os.setresuid(KILLER_UID, req["uid"], KILLER_UID)
-        if not kill_everything(spare=(handler, server)):
+        if not kill_everything(spare=(server, *spare)):
             code = 2
         send_collected(req, result_w)
         wipe_all()
