@@ -1,9 +1,9 @@
 """The pre-forked processes of one zygote run: the harness supervisor and its first candidate process
 (stdlib only; part of the in-container supervisor's source, see ``docker_zygote``).
 
-Both are forked BEFORE the run's request is read, from a per-run handler that is itself a fork of the
-zygote server, which never reads a request: so neither holds anything of this run or of an earlier one
-(no nonce, no tests, no program). They drop to the container's run uid at once and wait:
+Both are forked BEFORE the run's request is read, by the zygote's template process, which never reads a
+request: so neither holds anything of this run or of an earlier one (no nonce, no tests, no program).
+They drop to the container's run uid at once and wait:
 
 * the harness supervisor (the run's first process, as the command is in the exec path) for its setup
   (limits, environment) on a pipe, then runs ``code_supervisor.main()`` of the harness modules the zygote

@@ -3,22 +3,23 @@ the sandbox runs with ``zygote=True``).
 
 One root server per container, started once with ``docker exec`` and spoken to over that exec's
 stdin/stdout, each message an 8-byte big-endian length and JSON. Its first message (``init``) carries
-the run uid and the code harness's modules, which it imports once from memory; it then never reads a
-request. For each run it forks a handler, and the handler:
+the run uid and the code harness's modules, which it imports once from memory. Then it forks the
+**template**, which never reads a request, and serves runs:
 
-1. forks the run's harness supervisor and first candidate process (``docker_prestart``) before it reads
-   the request, so neither holds anything of this run or an earlier one;
-2. reads one request, writes the run's files (the harness's own from the server's copy), and either
-   hands the pre-forked supervisor its setup and the job (a harness run) or forks and execs the command
-   (any other run, exactly as the per-run exec path does);
-3. after the run: a helper that can signal the run's uid and nothing else (real and saved uid
-   ``KILLER_UID``, effective uid the run's; the run's processes cannot signal it back) SIGKILLs every
-   process of that uid until none is left, collects the requested files and empties every writable
-   place; the handler, as root, removes what the run's uid could not and checks that no process, file,
-   IPC object or network state is left; it answers, with ``clean`` false if it cannot show that, and exits.
+1. before it reads a request, it asks the template for the run's processes: the template forks the harness
+   supervisor, which forks the first candidate process (``docker_prestart``); neither holds anything of
+   this run or an earlier one. The template hands the server the supervisor's pipes (``SCM_RIGHTS``) and
+   later its exit status (the supervisor is the template's child);
+2. it reads the request, writes the run's files (the harness's own from its copy), and either hands the
+   pre-forked supervisor its setup and the job (a harness run) or kills the pair and forks and execs the
+   command (any other run, as the exec path does);
+3. after the run: if anything of the run is still alive (or files are to be collected), a helper that can
+   signal the run's uid and nothing else (real and saved uid ``KILLER_UID``, effective uid the run's: the
+   run's processes cannot signal it back) SIGKILLs every process of that uid until none is left, collects
+   and wipes as that uid; then the server, as root, empties every writable place and checks that no
+   process, file, IPC object or network state is left, and answers with ``clean`` false if it cannot show it.
 
-The server waits for each handler; a handler that ends any other way than after its answer (or on the
-end of the stream) ends the server, so the host sees the stream close and replaces the container.
+A failure in the server answers ``supervisor_error`` once and ends it: the host replaces the container.
 """
 
 import base64
@@ -323,10 +324,11 @@ def cpu_seconds():
 
 
 def close_prestarted(pre):
-    """An exec run: the pre-forked pair is not used (its runner ends when its supervisor does)."""
+    """An exec run: the pre-forked pair is not used. Both are in the supervisor's process group (the runner
+    only leaves it when it is handed its start)."""
     for key in PIPES:
         os.close(pre[key])
-    os.kill(pre["pid"], signal.SIGKILL)
+    os.killpg(pre["pid"], signal.SIGKILL)
     exit_status_from(pre, True)
 
 
