@@ -77,5 +77,5 @@ def test_hostile_program_earns_only_what_it_earns(case, judged):
 def test_containers_are_clean_and_a_good_solution_passes_after_the_suite(judged):
     _, after, (zygote, leftovers) = judged
     assert [(v.score, v.correct, v.status) for v in after] == [(1.0, True, "ok")] * 2
-    # PID 1, the supervisor (zygote: the server and the run's handler), the probe; nothing else anywhere
+    # PID 1, the supervisor (zygote: the server and its template), the probe; nothing else anywhere
     assert leftovers == [f"{4 if zygote else 3} ['run'] []"] * 4

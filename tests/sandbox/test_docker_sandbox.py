@@ -125,7 +125,7 @@ def test_wall_clock_timeout_kills_the_run_and_its_daemons(sandbox):
                    "print(len([s for s in stats if s.rsplit(')', 1)[1].split()[0] != 'Z']))\n")
         files, procs = after.stdout.decode().splitlines()
         assert files == "['run']"
-        # PID 1 (the reaper), the supervisor (zygote: the server and the run's handler), this program
+        # PID 1 (the reaper), the supervisor (zygote: the server and its template), this program
         assert int(procs) == (4 if sandbox.zygote else 3)
 
 

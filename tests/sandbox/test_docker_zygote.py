@@ -1,4 +1,4 @@
-"""Attacks on the docker sandbox's persistent in-container server (the zygote) and its per-run handler.
+"""Attacks on the docker sandbox's persistent in-container server (the zygote) and its template.
 
 Each attack runs in a pool of ONE container, so the run after it lands on the same container and server;
 the next runs (a good and a wrong solution) must be judged exactly as on a fresh container, and no attack
