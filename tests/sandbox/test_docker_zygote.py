@@ -28,8 +28,9 @@ SETTINGS = {"wall_time": 8.0, "memory_bytes": 256 << 20, "max_processes": 32, "m
 def verifier(request):
     problem = docker_problem()
     require(problem is None, problem or "")
-    with rk.get_verifier("code", sandbox="docker", sandbox_options={"pool_size": 1, "zygote": request.param},
-                         **SETTINGS) as v:
+    with rk.get_verifier(
+        "code", sandbox="docker", sandbox_options={"pool_size": 1, "zygote": request.param}, **SETTINGS
+    ) as v:
         yield v
 
 
@@ -161,10 +162,17 @@ def f(x):
 """
 
 
-@pytest.mark.parametrize("program", [SIGNALS_EVERYONE, FORGES_THE_CHANNEL, TAMPERS_WITH_MODULES, FILLS_THE_DISKS,
-                                     LEAVES_DAEMONS],
-                         ids=["signals_everyone", "forges_the_channel", "tampers_with_modules", "fills_the_disks",
-                              "leaves_daemons"])
+@pytest.mark.parametrize(
+    "program",
+    [SIGNALS_EVERYONE, FORGES_THE_CHANNEL, TAMPERS_WITH_MODULES, FILLS_THE_DISKS, LEAVES_DAEMONS],
+    ids=[
+        "signals_everyone",
+        "forges_the_channel",
+        "tampers_with_modules",
+        "fills_the_disks",
+        "leaves_daemons",
+    ],
+)
 def test_an_attack_on_the_server_earns_nothing_and_reaches_no_later_run(verifier, program):
     assert_no_credit(judge(verifier, program))
     assert_next_runs_are_judged_right(verifier)
@@ -200,9 +208,14 @@ def f(x):
 def test_the_candidate_holds_nothing_of_this_or_an_earlier_request(verifier):
     earlier = judge(verifier, GOOD, "assert f(2) == 5, 'SECRETMARK_PREV'\n")
     assert earlier.correct, earlier
-    verdict = judge(verifier, SCANS_ITS_MEMORY, (
-        "found = f(0)\nassert 'SECRETMARK_SELF' in found\nassert 'SECRETMARK_PREV' not in found, 'SECRETMARK_PREV'\n"
-        "assert '\"nonce\"' not in found\n"))
+    verdict = judge(
+        verifier,
+        SCANS_ITS_MEMORY,
+        (
+            "found = f(0)\nassert 'SECRETMARK_SELF' in found\nassert 'SECRETMARK_PREV' not in found, 'SECRETMARK_PREV'\n"
+            "assert '\"nonce\"' not in found\n"
+        ),
+    )
     assert verdict.details["tests"][0]["outcome"] == "pass", verdict  # the scan sees its own memory
     assert verdict.score == 1.0, verdict  # and finds neither the job nor the earlier run's tests
 
@@ -224,7 +237,10 @@ def kill_supervisor_from_outside(container, which: str) -> None:
     """As root from outside the run (docker exec): SIGKILL the server (its parent is outside the container)
     or, with the zygote, its template (the server's child that forks each run's processes)."""
     time.sleep(0.6)  # the run is under way
-    rows = [line.split() for line in container.exec_run(["python3", "-c", FIND_SERVER]).output.decode().splitlines()]
+    rows = [
+        line.split()
+        for line in container.exec_run(["python3", "-c", FIND_SERVER]).output.decode().splitlines()
+    ]
     server = [pid for pid, ppid in rows if ppid == "0"]
     targets = server if which == "server" else [pid for pid, ppid in rows if ppid in server][:1]
     assert targets, rows

@@ -288,7 +288,7 @@ class SupervisorChannel:
             self._raw.settimeout(timeout)
             self._raw.sendall(struct.pack(">Q", len(payload)) + payload)
             size = struct.unpack(">Q", self._read_stdout(8, deadline))[0]
-            answer = json.loads(self._read_stdout(size, deadline))
+            answer: dict[str, Any] = json.loads(self._read_stdout(size, deadline))
         except (OSError, EOFError, ValueError) as exc:
             tail = bytes(self._stderr[-800:]).decode(errors="replace")
             raise SandboxError(

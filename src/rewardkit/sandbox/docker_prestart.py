@@ -49,7 +49,14 @@ def prestart_harness(uid, scratch):
         os._exit(0)
     for fd in (in_r, out_w, err_w, setup_r, report_w):
         os.close(fd)
-    return {"pid": pid, "in_w": in_w, "out_r": out_r, "err_r": err_r, "setup_w": setup_w, "report_r": report_r}
+    return {
+        "pid": pid,
+        "in_w": in_w,
+        "out_r": out_r,
+        "err_r": err_r,
+        "setup_w": setup_w,
+        "report_r": report_r,
+    }
 
 
 def place_fds(mapping):
@@ -108,8 +115,14 @@ def hand_first_start_to(supervisor, sock, runner_pid, limits, scratch):
     def spawn_python(args, *, stdin, stdout, stderr, keep=()):
         if pending and list(args[:1]) == [runner_path]:
             pending.clear()
-            spec = {"argv": [str(a) for a in args], "keep": [int(fd) for fd in keep], "env": dict(os.environ),
-                    "limits": limits, "guard": os.getpid(), "scratch": scratch}
+            spec = {
+                "argv": [str(a) for a in args],
+                "keep": [int(fd) for fd in keep],
+                "env": dict(os.environ),
+                "limits": limits,
+                "guard": os.getpid(),
+                "scratch": scratch,
+            }
             try:
                 socket.send_fds(sock, [json.dumps(spec).encode()], [stdin, stdout, stderr, *keep])
             except OSError:

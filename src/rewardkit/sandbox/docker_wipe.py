@@ -104,7 +104,7 @@ def send_collected(req, result_w):
     data = json.dumps(files).encode()
     view = memoryview(data)
     while view:
-        view = view[os.write(result_w, view):]
+        view = view[os.write(result_w, view) :]
     os.close(result_w)
 
 

@@ -72,7 +72,7 @@ def write_message(fd, message):
     data = json.dumps(message).encode()
     view = memoryview(struct.pack(">Q", len(data)) + data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 class MemoryModules:
@@ -84,7 +84,9 @@ class MemoryModules:
 
     def find_spec(self, name, path=None, target=None):
         if path is None and name in self.sources:
-            return importlib.util.spec_from_loader(name, self, origin=os.path.join(self.scratch, name + ".py"))
+            return importlib.util.spec_from_loader(
+                name, self, origin=os.path.join(self.scratch, name + ".py")
+            )
         return None
 
     def create_module(self, spec):
@@ -92,7 +94,8 @@ class MemoryModules:
 
     def exec_module(self, module):
         module.__file__ = os.path.join(self.scratch, module.__name__ + ".py")
-        exec(compile(self.sources[module.__name__], module.__file__, "exec", dont_inherit=True), module.__dict__)  # noqa: S102 - our own harness
+        code = compile(self.sources[module.__name__], module.__file__, "exec", dont_inherit=True)
+        exec(code, module.__dict__)  # noqa: S102 - our own harness
 
 
 def load_harness(sources, scratch):
@@ -240,7 +243,7 @@ def start_prestarted(req, pre):
 def write_all(fd, data):
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def zygote_run(req, pre, clean_before, spare):
@@ -306,15 +309,27 @@ def zygote_run(req, pre, clean_before, spare):
     exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
     sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
     return {
-        "exit_code": exit_code, "signal": sig,
-        "stdout": base64.b64encode(bytes(out)).decode(), "stderr": base64.b64encode(bytes(err)).decode(),
-        "duration": duration, "timed_out": why == "timeout", "output_truncated": why == "output",
-        "oom_killed": oom_kills() > ooms, "files": files_out,
-        "clean": bool(clean_before and killed_all and not left), "guarded": GUARD_AVAILABLE,
-        "start_error": start_error, "leftovers": left[:20], "zygote": harness,
-        "phases": {"files": started - begun, "program": duration, "end": wiped - started - duration,
-                   "check": time.monotonic() - wiped,
-                   **{key: value - cpu_before[key] for key, value in cpu_seconds().items()}},
+        "exit_code": exit_code,
+        "signal": sig,
+        "stdout": base64.b64encode(bytes(out)).decode(),
+        "stderr": base64.b64encode(bytes(err)).decode(),
+        "duration": duration,
+        "timed_out": why == "timeout",
+        "output_truncated": why == "output",
+        "oom_killed": oom_kills() > ooms,
+        "files": files_out,
+        "clean": bool(clean_before and killed_all and not left),
+        "guarded": GUARD_AVAILABLE,
+        "start_error": start_error,
+        "leftovers": left[:20],
+        "zygote": harness,
+        "phases": {
+            "files": started - begun,
+            "program": duration,
+            "end": wiped - started - duration,
+            "check": time.monotonic() - wiped,
+            **{key: value - cpu_before[key] for key, value in cpu_seconds().items()},
+        },
     }
 
 
@@ -362,4 +377,3 @@ def end_run(req, result_w, spare):
     except BaseException:  # noqa: BLE001
         code = 1
     os._exit(code)
-
