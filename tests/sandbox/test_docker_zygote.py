@@ -263,3 +263,22 @@ def test_a_supervisor_killed_mid_run_is_replaced_and_the_run_retried_honestly(ve
         assert pool._idle.queue[0].container.id != container.id
         assert verdict.correct is correct and not verdict.is_infrastructure_failure, verdict
     assert_next_runs_are_judged_right(verifier)
+
+
+def test_a_job_with_other_harness_files_runs_them_not_the_zygotes(verifier):
+    """The zygote only serves jobs whose harness files are byte for byte the ones it imported; a job that
+    ships a changed supervisor gets that supervisor, run as its own command on the exec path."""
+    from rewardkit.sandbox.base import Limits
+    from rewardkit.verifiers.code_harness import prepare_job
+
+    job = prepare_job(GOOD, REF, Limits(wall_time=8.0))
+    changed = dict(job.files)
+    changed["code_supervisor.py"] = b"print('RKH1 changed supervisor')\n"
+    sandbox = verifier.sandbox
+    before = sandbox.forked_runs
+    result = sandbox.run(job.command, changed, stdin=job.stdin, limits=job.limits)
+    assert result.stdout == b"RKH1 changed supervisor\n", result
+    assert sandbox.forked_runs == before
+    same = sandbox.run(job.command, job.files, stdin=job.stdin, limits=job.limits)
+    assert f"RKH1 {job.nonce} ".encode() in same.stdout, same
+    assert sandbox.forked_runs == before + (1 if sandbox.zygote else 0)
