@@ -278,6 +278,11 @@ def zygote_run(req, pre, clean_before, spare):
     if status is None:
         os.kill(pid, signal.SIGKILL)
         status = exit_status_from(pre, True)[1] if harness else os.waitpid(pid, 0)[1]
+    if harness:  # a pre-forked runner the harness never started (stdin/stdout tests) is still in its group
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
     if not req["collect"] and not other_pids(spare=spare):
         # Nothing of the run is alive (so nothing can start again) and nothing is to be collected: the
         # root wipe below is all that is left to do.
