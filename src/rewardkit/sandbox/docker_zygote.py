@@ -276,7 +276,10 @@ def zygote_run(req, pre, clean_before, spare):
     status, out, err, why = pump(pid, out_r, err_r, in_w, data, req["limits"], started, poll)
     duration = time.monotonic() - started
     if status is None:
-        os.kill(pid, signal.SIGKILL)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:  # it ended a moment ago (the template has reaped it): its status is on the way
+            pass
         status = exit_status_from(pre, True)[1] if harness else os.waitpid(pid, 0)[1]
     if harness:  # a pre-forked runner the harness never started (stdin/stdout tests) is still in its group
         try:
@@ -348,7 +351,11 @@ def close_prestarted(pre):
     only leaves it when it is handed its start)."""
     for key in PIPES:
         os.close(pre[key])
-    os.killpg(pre["pid"], signal.SIGKILL)
+    for kill in (os.kill, os.killpg):  # the process first: one not yet in its own session has no runner yet
+        try:
+            kill(pre["pid"], signal.SIGKILL)
+        except OSError:  # already gone (the template reports it all the same)
+            pass
     exit_status_from(pre, True)
 
 
