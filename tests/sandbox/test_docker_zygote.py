@@ -282,3 +282,11 @@ def test_a_job_with_other_harness_files_runs_them_not_the_zygotes(verifier):
     same = sandbox.run(job.command, job.files, stdin=job.stdin, limits=job.limits)
     assert f"RKH1 {job.nonce} ".encode() in same.stdout, same
     assert sandbox.forked_runs == before + (1 if sandbox.zygote else 0)
+
+
+def test_the_supervisor_source_fits_in_one_exec_argument():
+    """It travels as one ``python3 -c`` argument, which Linux caps at 128 KiB (MAX_ARG_STRLEN)."""
+    from rewardkit.sandbox.docker_pool import SUPERVISOR_SOURCE
+
+    compile(SUPERVISOR_SOURCE + "\nzygote_main()\n", "<supervisor>", "exec")
+    assert len(SUPERVISOR_SOURCE.encode()) + 64 < 128 << 10
