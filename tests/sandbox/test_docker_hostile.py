@@ -26,14 +26,15 @@ SETTINGS = {"wall_time": 5.0, "memory_bytes": 256 << 20, "max_processes": 16, "m
 UNREACHABLE_PORT = 9  # nothing listens; with network "none" nothing outside the container is reachable anyway
 
 
-@pytest.fixture(scope="module")
-def judged():
+@pytest.fixture(scope="module", params=[True, False], ids=["zygote", "exec"])
+def judged(request):
     problem = docker_problem()
     require(problem is None, str(problem))
     os.environ[SECRET_ENV] = SECRET
     try:
         verifier = rk.get_verifier("code", sandbox="docker",
-                                   sandbox_options={"pool_size": 2, "scratch_bytes": 16 << 20}, **SETTINGS)
+                                   sandbox_options={"pool_size": 2, "scratch_bytes": 16 << 20, "zygote": request.param},
+                                   **SETTINGS)
         with verifier:
             programs = [f"```python\n{c.program.replace('PORT', str(UNREACHABLE_PORT))}```" for c in CASES]
             verdicts = verifier.verify_batch(programs, [c.reference for c in CASES])
@@ -43,9 +44,12 @@ def judged():
                      "print(len([s for s in stats if s.rsplit(')', 1)[1].split()[0] != 'Z']),"
                      " sorted(os.listdir('/tmp')), os.listdir('/dev/shm'))\n")
             leftovers = [sandbox.run(["python3", "-c", probe], {}).stdout.decode().strip() for _ in range(4)]
+            forked = sandbox.forked_runs
     finally:
         os.environ.pop(SECRET_ENV, None)
-    return dict(zip((c.name for c in CASES), verdicts)), after, leftovers
+    if request.param:  # the zygote served the harness runs (a replaced container's first run included)
+        assert forked == len(CASES) + 2
+    return dict(zip((c.name for c in CASES), verdicts)), after, (request.param, leftovers)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
@@ -63,6 +67,7 @@ def test_hostile_program_earns_only_what_it_earns(case, judged):
 
 
 def test_containers_are_clean_and_a_good_solution_passes_after_the_suite(judged):
-    _, after, leftovers = judged
+    _, after, (zygote, leftovers) = judged
     assert [(v.score, v.correct, v.status) for v in after] == [(1.0, True, "ok")] * 2
-    assert leftovers == ["3 ['run'] []"] * 4  # PID 1, the supervisor, the probe; nothing else anywhere
+    # PID 1, the supervisor (zygote: the server and its template), the probe; nothing else anywhere
+    assert leftovers == [f"{4 if zygote else 3} ['run'] []"] * 4

@@ -30,10 +30,11 @@ def need_docker() -> None:
     require(problem is None, problem or "")
 
 
-@pytest.fixture(scope="module")
-def sandbox():
+@pytest.fixture(scope="module", params=[True, False], ids=["zygote", "exec"])
+def sandbox(request):
+    """Both supervisors: the zygote (the default) and the per-run exec path (``zygote=False``)."""
     need_docker()
-    sb = rk.get_sandbox("docker", pool_size=2, limits=FAST)
+    sb = rk.get_sandbox("docker", pool_size=2, limits=FAST, zygote=request.param)
     yield sb
     sb.close()
 
@@ -124,7 +125,8 @@ def test_wall_clock_timeout_kills_the_run_and_its_daemons(sandbox):
                    "print(len([s for s in stats if s.rsplit(')', 1)[1].split()[0] != 'Z']))\n")
         files, procs = after.stdout.decode().splitlines()
         assert files == "['run']"
-        assert int(procs) == 3  # PID 1 (the reaper), the supervisor, this program
+        # PID 1 (the reaper), the supervisor (zygote: the server and its template), this program
+        assert int(procs) == (4 if sandbox.zygote else 3)
 
 
 def test_cpu_time_limit(sandbox):

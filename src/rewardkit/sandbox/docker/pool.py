@@ -24,7 +24,10 @@ SUPERVISOR_SOURCE = "\n".join(
     path.read_text()
     for path in (
         Path(__file__).parent.parent / "seccomp_bpf.py",
-        *(Path(__file__).with_name(name) for name in ("seccomp.py", "netstate.py", "supervisor.py")),
+        *(
+            Path(__file__).with_name(name)
+            for name in ("seccomp.py", "netstate.py", "wipe.py", "supervisor.py", "prestart.py", "zygote.py")
+        ),
     )
 )
 # PID 1 of every container: reaps the orphans that killed daemons leave behind, and is the one process the
@@ -119,13 +122,16 @@ def remove_pool_containers(client: Any, pool_id: str) -> int:
 class ContainerPool:
     """``size`` warm containers; a container is checked out for one run at a time and replaced when dirty."""
 
-    def __init__(self, client: Any, spec: ContainerSpec, size: int) -> None:
+    def __init__(self, client: Any, spec: ContainerSpec, size: int, *, harness: dict[str, str] | None = None) -> None:
+        """``harness``: the code harness's sources (file name -> text) to start each container's supervisor as
+        a zygote that imported them (see zygote.py); None: the per-run exec supervisor."""
         if size < 1:
             raise SandboxError(f"pool_size must be at least 1, got {size}")
         self.client = client
         self.pool_id = uuid.uuid4().hex[:12]
         self.spec = ContainerSpec(**{**spec.__dict__, "labels": {**spec.labels, POOL_LABEL: self.pool_id}})
         self.size = size
+        self.harness = harness
         self._idle: queue.Queue[Slot | None] = queue.Queue()
         self._closed = False
         self._lock = threading.Lock()
@@ -151,12 +157,15 @@ class ContainerPool:
             container = self.client.containers.run(**self.spec.run_kwargs())
         except Exception as exc:  # noqa: BLE001
             raise SandboxError(f"docker run of {self.spec.image} failed: {exc}") from None
+        uid = self._next_uid()
         try:
-            channel = SupervisorChannel(self.client, container.id)
+            channel = SupervisorChannel(self.client, container.id, zygote=self.harness is not None)
+            if self.harness is not None:
+                channel.start_zygote(uid, self.harness)
         except SandboxError:
             container.remove(force=True)
             raise
-        return Slot(container, channel, self.spec.memory_bytes, self.spec.pids, self._next_uid())
+        return Slot(container, channel, self.spec.memory_bytes, self.spec.pids, uid)
 
     def _next_uid(self) -> int:
         """A uid of its own per container, so RLIMIT_NPROC counts one run's processes and nothing else."""
@@ -252,11 +261,13 @@ class ContainerPool:
 class SupervisorChannel:
     """A long-lived ``docker exec`` of the supervisor in one container, spoken to over the hijacked socket."""
 
-    def __init__(self, client: Any, container_id: str) -> None:
+    def __init__(self, client: Any, container_id: str, *, zygote: bool = False) -> None:
         self.container_id = container_id
+        self.harness_loaded = False
+        entry = "zygote_main()" if zygote else "main()"
         try:
             exec_id = client.api.exec_create(
-                container_id, ["python3", "-I", "-S", "-c", SUPERVISOR_SOURCE],
+                container_id, ["python3", "-I", "-S", "-c", f"{SUPERVISOR_SOURCE}\n{entry}\n"],
                 stdin=True, stdout=True, stderr=True, user="0:0",
             )["Id"]
             self._sock = client.api.exec_start(exec_id, socket=True)
@@ -266,6 +277,13 @@ class SupervisorChannel:
         self._pending = bytearray()
         self._stdout = bytearray()
         self._stderr = bytearray()
+
+    def start_zygote(self, uid: int, harness: dict[str, str], timeout: float = 60.0) -> None:
+        """The zygote's first message: the run uid and the harness modules it imports once."""
+        answer = self.call({"uid": uid, "harness": harness}, timeout)
+        if not answer.get("ready"):
+            raise SandboxError(f"the sandbox zygote in {self.container_id[:12]} did not start: {answer}")
+        self.harness_loaded = bool(answer.get("harness"))
 
     def call(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
         """Send one request; return the supervisor's answer or raise SandboxError (then discard the channel)."""

@@ -8,7 +8,10 @@ capabilities, in its own session, under rlimits, behind a seccomp guard that kee
 signalling it (the local backend's PID-1 semantics). After each run the supervisor kills every process the
 run left (double-forked daemons included) and wipes /tmp, /dev/shm, /dev/mqueue and SysV IPC; a container
 that cannot be shown clean, or that died, is replaced by a fresh one. ``fresh_container_per_run=True``
-replaces the container after every run instead (slower; see BENCHMARKS.md). See docs/sandbox-docker.md.
+replaces the container after every run instead (slower; see BENCHMARKS.md). With ``zygote=True`` (the
+default) each container's supervisor has imported the code harness once and a code-harness job runs in
+processes forked for it before its request arrived (no interpreter start per run; ``docker/zygote.py``).
+See docs/sandbox-docker.md.
 
 ``DOCKER_HOST`` (and the other ``docker.from_env`` variables) choose the engine, so a remote engine works.
 """
@@ -22,6 +25,7 @@ import time
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
+from importlib import resources
 from typing import Any
 
 from rewardkit._errors import ConfigError, SandboxError
@@ -31,6 +35,8 @@ from rewardkit.sandbox.docker.pool import ContainerPool, ContainerSpec, Slot
 from rewardkit.sandbox.run_checks import check_run, clean_env, ran_out_of_memory
 
 SCRATCH_DIR = "/tmp/run"
+# The code harness's command (rewardkit.verifiers.code_tests.job.COMMAND), which the zygote runs forked.
+HARNESS_COMMAND = ("python3", "-I", "-S", "-B", "code_supervisor.py")
 # The whole environment a program sees (the same as the local backend's): nothing inherited.
 CLEAN_ENV = clean_env("/usr/local/bin:/usr/bin:/bin", SCRATCH_DIR)
 # Seconds the host waits beyond the wall-clock limit for the supervisor's answer before it gives up.
@@ -46,7 +52,10 @@ class DockerSandbox(Sandbox):
     per container; ``scratch_bytes``: size of the /tmp tmpfs (default ``limits.max_scratch_bytes``);
     ``shm_bytes``: size of /dev/shm; ``fresh_container_per_run``: replace the container after every run
     instead of wiping it; ``env``: extra environment variables for programs; ``runtime``: an engine
-    runtime such as ``runsc`` (gVisor) for a stronger boundary than runc's.
+    runtime such as ``runsc`` (gVisor) for a stronger boundary than runc's; ``zygote``: each container's
+    supervisor imports the code harness once and forks a run's harness processes instead of starting
+    interpreters (``False``: the per-run exec path, for comparison or as a fallback). Other commands run
+    the same way in both modes.
     """
 
     name = "docker"
@@ -63,6 +72,7 @@ class DockerSandbox(Sandbox):
         fresh_container_per_run: bool = False,
         env: Mapping[str, str] | None = None,
         runtime: str | None = None,
+        zygote: bool = True,
     ) -> None:
         if limits is not None and not isinstance(limits, Limits):
             raise ConfigError(f"limits must be a rewardkit.sandbox.base.Limits, got {type(limits).__name__}")
@@ -86,7 +96,11 @@ class DockerSandbox(Sandbox):
             tmpfs_bytes=int(scratch_bytes or self.limits.max_scratch_bytes),
             shm_bytes=shm_bytes, runtime=runtime,
         )
-        self.pool = ContainerPool(self.client, spec, pool_size)
+        self.zygote = bool(zygote)
+        self.forked_runs = 0  # harness runs the zygote served by forking (the rest exec'd their command)
+        self._harness = _harness_sources() if self.zygote else {}
+        harness = {name: data.decode() for name, data in self._harness.items()} if self.zygote else None
+        self.pool = ContainerPool(self.client, spec, pool_size, harness=harness)
 
     @property
     def pool_id(self) -> str:
@@ -117,9 +131,11 @@ class DockerSandbox(Sandbox):
     ) -> RunResult:
         check_run("docker", self._closed, command, [*files, *collect])
         limits = limits or self.limits
+        harness = self._is_harness_job(command, files)
         request = {
+            "harness": harness,
             "command": [str(part) for part in command],
-            "files": {path: _b64(data) for path, data in files.items()},
+            "files": {path: _b64(data) for path, data in files.items() if not (harness and path in self._harness)},
             "stdin": _b64(stdin or b""),
             "limits": asdict(limits),
             "collect": list(collect),
@@ -133,7 +149,10 @@ class DockerSandbox(Sandbox):
             slot = self.pool.acquire()  # bounded: every run ends within its wall time + ANSWER_GRACE
             try:
                 self.pool.ensure_caps(slot, limits.memory_bytes, limits.max_processes)
-                answer = slot.channel.call({**request, "uid": slot.uid, "gid": slot.uid}, timeout)
+                chosen = request
+                if harness and not slot.channel.harness_loaded:  # this container's zygote could not import it
+                    chosen = {**request, "harness": False, "files": {p: _b64(d) for p, d in files.items()}}
+                answer = slot.channel.call({**chosen, "uid": slot.uid, "gid": slot.uid}, timeout)
             except SandboxError as exc:
                 last_error = str(exc)
                 self.pool.replace(slot, wait=True)
@@ -149,7 +168,15 @@ class DockerSandbox(Sandbox):
             infra_error=f"docker sandbox failed twice; last error: {last_error}",
         )
 
+    def _is_harness_job(self, command: Sequence[str], files: Mapping[str, bytes | str]) -> bool:
+        """A code-harness job whose harness files are the ones the zygotes imported: run it forked."""
+        if not self._harness or tuple(command) != HARNESS_COMMAND:
+            return False
+        return all(files.get(name) == data for name, data in self._harness.items())
+
     def _after_run(self, slot: Slot, answer: dict[str, Any]) -> None:
+        if answer.get("zygote"):
+            self.forked_runs += 1
         if not answer.get("guarded", True) and not self._warned_unguarded:
             self._warned_unguarded = True
             warnings.warn(
@@ -171,6 +198,13 @@ class DockerSandbox(Sandbox):
         pool = getattr(self, "pool", None)
         if pool is not None:
             pool.close()
+
+
+def _harness_sources() -> dict[str, bytes]:
+    from rewardkit.verifiers.code_tests.job import HARNESS_FILES
+
+    package = resources.files("rewardkit.verifiers")
+    return {name: package.joinpath(name).read_bytes() for name in HARNESS_FILES}
 
 
 def _b64(data: bytes | str) -> str:

@@ -9,6 +9,7 @@ seccomp profile the engine applies on top), then the guard.
 """
 
 import os
+import struct
 
 if "filter_code" not in globals():  # on the host; in a container seccomp_bpf.py is prepended
     from rewardkit.sandbox.seccomp_bpf import (
@@ -17,7 +18,6 @@ if "filter_code" not in globals():  # on the host; in a container seccomp_bpf.py
         RET_ERRNO,
         assemble,
         filter_code,
-        filter_installer,
         pack,
     )
 
@@ -51,6 +51,21 @@ def signal_guard_program(arch, protected):
     return assemble(filter_code(machine, checks, blocks))
 
 
+# The guard program differs between runs only in the protected pid: it is assembled once (in the
+# supervisor, before it forks) around a placeholder no other constant of the filter uses, then filled in.
+PLACEHOLDER_PID = 0x3FFFFFF1
+_TEMPLATES = {}
+
+
+def guard_program_for(arch, protected):
+    """``signal_guard_program(arch, protected)``, from a template assembled once per process tree."""
+    template = _TEMPLATES.get(arch)
+    if template is None:
+        template = _TEMPLATES[arch] = signal_guard_program(arch, PLACEHOLDER_PID)
+    swap = {PLACEHOLDER_PID: protected & 0xFFFFFFFF, -PLACEHOLDER_PID & 0xFFFFFFFF: -protected & 0xFFFFFFFF}
+    return [(op, jt, jf, swap.get(k, k)) for op, jt, jf, k in template]
+
+
 def signal_guard_available():
     """Whether this Python and machine can install the guard (ctypes present, a known architecture)."""
     try:
@@ -58,6 +73,32 @@ def signal_guard_available():
     except ImportError:
         return False
     return os.uname().machine in AUDIT_ARCH
+
+
+_PRCTL = []
+
+
+def prctl_function():
+    """libc's prctl through ctypes, looked up once per process tree (the supervisor warms it before it forks)."""
+    if not _PRCTL:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+        prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+        _PRCTL.append(prctl)
+    return _PRCTL[0]
+
+
+def load_filter(raw):
+    """``filter_installer(raw)()`` with the cached prctl: no_new_privs, then the filter; OSError if refused."""
+    import ctypes
+
+    buf = ctypes.create_string_buffer(raw, len(raw))
+    fprog = ctypes.create_string_buffer(struct.pack("=HxxxxxxQ", len(raw) // 8, ctypes.addressof(buf)), 16)
+    prctl = prctl_function()
+    if prctl(38, 1, 0, 0, 0) != 0 or prctl(22, 2, ctypes.addressof(fprog), 0, 0) != 0:  # NO_NEW_PRIVS, SECCOMP
+        err = ctypes.get_errno()
+        raise OSError(err, f"cannot install the seccomp filter: {os.strerror(err)}")
 
 
 def install_signal_guard(protected):
@@ -68,5 +109,5 @@ def install_signal_guard(protected):
     if not signal_guard_available():
         return False
     arch = AUDIT_ARCH[os.uname().machine]
-    filter_installer(pack(signal_guard_program(arch, protected)))()
+    load_filter(pack(guard_program_for(arch, protected)))
     return True

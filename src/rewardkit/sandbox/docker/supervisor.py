@@ -21,20 +21,32 @@ import os
 import resource
 import select
 import signal
-import stat
 import struct
 import time
 
 if "install_signal_guard" not in globals():  # on the host; in a container seccomp.py is prepended
-    from rewardkit.sandbox.docker.seccomp import install_signal_guard, signal_guard_available
-if "network_state" not in globals():  # likewise netstate.py
-    from rewardkit.sandbox.docker.netstate import network_changes, network_state
+    from rewardkit.sandbox.docker.seccomp import (
+        guard_program_for,
+        install_signal_guard,
+        prctl_function,
+        signal_guard_available,
+    )
+    from rewardkit.sandbox.seccomp_bpf import AUDIT_ARCH
+if "kill_everything" not in globals():  # likewise netstate.py and wipe.py
+    from rewardkit.sandbox.docker.netstate import network_state
+    from rewardkit.sandbox.docker.wipe import (
+        NETWORK_BASELINE,
+        WRITABLE_DIRS,
+        collect_and_wipe,
+        drop_privileges,
+        kill_everything,
+        leftovers,
+        wipe,
+    )
 
-WRITABLE_DIRS = ("/tmp", "/dev/shm", "/dev/mqueue")
 GUARD_AVAILABLE = signal_guard_available()
 OOM_CONTROL = "/sys/fs/cgroup/memory/memory.oom_control"
 OOM_EVENTS_V2 = "/sys/fs/cgroup/memory.events"
-NETWORK_BASELINE: dict = {}  # the container's network state when this supervisor started (see docker_netstate)
 
 
 def read_exact(fd, n):
@@ -61,58 +73,6 @@ def oom_kills():
     return 0
 
 
-def other_pids():
-    me = os.getpid()
-    pids = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            pid = int(entry)
-            if pid not in (1, me) and not is_zombie(pid):
-                pids.append(pid)
-    return pids
-
-
-def is_zombie(pid):
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            return fh.read().rsplit(b")", 1)[1].split()[0] == b"Z"
-    except (OSError, IndexError):
-        return True  # gone already
-
-
-def reap():
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-
-
-def kill_everything(deadline_s=5.0):
-    """SIGKILL every process but PID 1 and this one until none is left (orphans are reaped by PID 1)."""
-    end = time.monotonic() + deadline_s
-    while True:
-        try:
-            os.kill(-1, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        reap()
-        left = other_pids()
-        if not left:
-            return True
-        if time.monotonic() > end:
-            return False
-        time.sleep(0.002)
-
-
-def drop_privileges(uid, gid):
-    os.setgroups([])
-    os.setgid(gid)
-    os.setuid(uid)
-
-
 def set_limits(limits):
     cpu = max(1, int(limits["cpu_time"] + 0.999))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
@@ -128,7 +88,7 @@ def write_files(scratch, files):
     next to them but cannot edit, replace or delete them."""
     os.mkdir(scratch)
     os.chmod(scratch, 0o1777)
-    for rel, b64 in files.items():
+    for rel, b64 in files.items():  # base64 text from the host, or bytes the supervisor holds
         path = os.path.normpath(os.path.join(scratch, rel))
         if not path.startswith(scratch + "/"):
             raise ValueError(f"file path escapes the scratch dir: {rel!r}")
@@ -142,7 +102,7 @@ def write_files(scratch, files):
             os.chmod(directory, 0o1777)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o444)
         try:
-            view = memoryview(base64.b64decode(b64))
+            view = memoryview(b64 if isinstance(b64, bytes) else base64.b64decode(b64))
             while view:
                 view = view[os.write(fd, view):]
         finally:
@@ -189,10 +149,12 @@ def start_program(req, stdin_fd, out_w, err_w):
     return pid, (message.decode(errors="replace") or None)
 
 
-def pump(pid, out_r, err_r, in_w, data, limits, started):
+def pump(pid, out_r, err_r, in_w, data, limits, started, poll=None):
     """Feed stdin, read stdout/stderr (each up to the cap) until the program exits or a limit hits.
+    ``poll()`` gives (pid or 0, wait status) without blocking (default: ``waitpid`` of our child ``pid``).
 
     Returns (wait status or None, stdout, stderr, None | "timeout" | "output")."""
+    poll = poll or (lambda: os.waitpid(pid, os.WNOHANG))
     cap = limits["max_output_bytes"]
     deadline = started + limits["wall_time"]
     bufs = {out_r: bytearray(), err_r: bytearray()}
@@ -205,18 +167,23 @@ def pump(pid, out_r, err_r, in_w, data, limits, started):
         os.set_blocking(in_w, False)
     status = exited_at = None
     why = None
+    idle = 0.00025
     while True:
         now = time.monotonic()
         if now >= deadline:
             why = "timeout"
             break
         if status is None:
-            got, st = os.waitpid(pid, os.WNOHANG)
+            got, st = poll()
             if got:
                 status, exited_at = st, now
         if status is not None and (not reads or now - exited_at > 0.05):
             break  # after 50 ms, whatever still holds the pipes is something the program left behind
-        wait = min(deadline - now, 0.05 if status is None else 0.01)
+        if status is None and not reads:  # its pipes closed: its exit is usually a moment away, so poll soon
+            idle = min(idle * 2, 0.05)
+            wait = min(deadline - now, idle)
+        else:
+            wait = min(deadline - now, 0.05 if status is None else 0.01)
         ready_r, ready_w, _ = select.select(reads, writes, [], max(wait, 0))
         for fd in ready_w:
             try:
@@ -261,142 +228,6 @@ def drain(out_r, out, err_r, err, cap):
                 why = "output"
                 break
     return why
-
-
-def collect_and_wipe(req, result_w):
-    """As the sandbox user: send the collected files, then empty every writable place."""
-    pid = os.fork()
-    if pid:
-        return pid
-    code = 0
-    try:
-        drop_privileges(req["uid"], req["gid"])
-        files = {}
-        for rel in req["collect"]:
-            path = os.path.join(req["scratch"], rel)
-            try:
-                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-            except OSError:
-                continue
-            with os.fdopen(fd, "rb") as fh:
-                if stat.S_ISREG(os.fstat(fd).st_mode):
-                    files[rel] = base64.b64encode(fh.read(req["limits"]["max_output_bytes"])).decode()
-        data = json.dumps(files).encode()
-        view = memoryview(data)
-        while view:
-            view = view[os.write(result_w, view):]
-        os.close(result_w)
-        for top in WRITABLE_DIRS:
-            wipe(top)
-        if any_sysv_ipc():
-            os.system("ipcrm --all >/dev/null 2>&1")
-    except BaseException:  # noqa: BLE001
-        code = 1
-    os._exit(code)
-
-
-def any_sysv_ipc():
-    for kind in ("shm", "sem", "msg"):
-        try:
-            with open("/proc/sysvipc/" + kind) as fh:
-                if len(fh.read().splitlines()) > 1:
-                    return True
-        except OSError:
-            return True
-    return False
-
-
-def wipe(top):
-    try:
-        entries = os.listdir(top)
-    except OSError:
-        return
-    for name in entries:
-        remove_tree(os.path.join(top, name))
-
-
-def remove_tree(path):
-    """Remove ``path`` and all under it, never following a symlink and never raising.
-
-    Iterative, walking with relative ``chdir``: a program can nest directories deeper than Python's
-    recursion limit and than PATH_MAX (mkdir + chdir in a loop). Runs only once every process of the
-    run is dead, so nothing swaps a directory for a symlink under it. Restores the working dir.
-    """
-    try:
-        if not stat.S_ISDIR(os.lstat(path).st_mode):
-            os.unlink(path)
-            return
-        home = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        return
-    try:
-        os.chmod(path, 0o700)
-        os.chdir(path)
-    except OSError:
-        os.close(home)
-        return
-    names, skipped = [], [set()]  # the dirs we went down through; per level, entries we cannot remove
-    try:
-        while True:
-            try:
-                child = _next_dir(skipped[-1])
-            except OSError:  # an unreadable dir: leave what is left in it
-                child = None
-            if child is not None:
-                names.append(child)
-                skipped.append(set())
-                continue
-            if not names:
-                break
-            os.chdir("..")
-            skipped.pop()
-            name = names.pop()
-            try:
-                os.rmdir(name)
-            except OSError:
-                skipped[-1].add(name)
-    except OSError:
-        pass
-    finally:
-        os.fchdir(home)
-        os.close(home)
-    try:
-        os.rmdir(path)
-    except OSError:
-        pass
-
-
-def _next_dir(skip):
-    """Unlink the files of the current dir; chdir into one subdir (returning its name), or None."""
-    for name in os.listdir("."):
-        if name in skip:
-            continue
-        try:
-            if not stat.S_ISDIR(os.lstat(name).st_mode):
-                os.unlink(name)
-                continue
-            try:
-                os.chmod(name, 0o700)
-            except OSError:
-                pass
-            os.chdir(name)
-            return name
-        except OSError:
-            skip.add(name)
-    return None
-
-
-def leftovers():
-    left = []
-    for top in WRITABLE_DIRS:
-        try:
-            left += [os.path.join(top, n) for n in os.listdir(top)]
-        except OSError:
-            pass
-    if any_sysv_ipc():
-        left.append("sysv-ipc")
-    left += ["network:" + name for name in network_changes(NETWORK_BASELINE, network_state())]
-    return left
 
 
 def run(req):
@@ -465,6 +296,9 @@ def run(req):
 
 def main():
     """Serve requests until stdin closes: one long-lived supervisor per container saves a docker exec per run."""
+    if GUARD_AVAILABLE:
+        guard_program_for(AUDIT_ARCH[os.uname().machine], 1)  # assembled once, before any fork
+        prctl_function()
     NETWORK_BASELINE.update(network_state())
     while True:
         try:
@@ -480,7 +314,3 @@ def main():
         view = memoryview(struct.pack(">Q", len(data)) + data)
         while view:
             view = view[os.write(1, view):]
-
-
-if __name__ == "__main__":
-    main()

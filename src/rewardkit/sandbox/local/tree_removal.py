@@ -7,7 +7,7 @@ symlink is unlinked, never followed) and up through ``..``, checked against the 
 on the way down, so that nothing swapped in by a process still alive can redirect it. A dir the
 program made unreadable or unwritable is chmod'ed back (we own it, or are root) and tried again.
 
-The docker supervisor has a walk of its own (``docker_supervisor.remove_tree``), but it moves the
+The docker supervisor has a walk of its own (``docker/wipe.py``'s ``remove_tree``), but it moves the
 process's working dir, which the host, running many runs in threads, may not do.
 """
 
