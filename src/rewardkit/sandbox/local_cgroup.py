@@ -94,6 +94,11 @@ class RunCgroup:
         moves = " && ".join(f'echo $$ > "{d}/cgroup.procs"' for d in self.dirs)
         return ["sh", "-c", f'{moves} && exec "$@"', "rk-cgroup"]
 
+    def add(self, pid: int) -> None:
+        """Move process ``pid`` (by its pid on this host) into the group; raises OSError if it cannot."""
+        for d in self.dirs:
+            _write(os.path.join(d, "cgroup.procs"), str(pid))
+
     def out_of_memory(self) -> bool:
         if self.version == 1:
             control = _read(os.path.join(self.dirs[0], "memory.oom_control"))

@@ -1,0 +1,363 @@
+"""Warm zygotes for the ``local`` sandbox, host side: start them, hand them code-harness runs, replace them.
+
+A zygote (:mod:`rewardkit.sandbox.local_zygote_main`) is a Python process started once inside the same
+outer isolation as a fork-exec'd run (bubblewrap or ``unshare``: no network, namespaces of its own) that
+has imported the code harness. Per run it forks the run's supervisor into fresh PID, mount, IPC and UTS
+namespaces with a fresh scratch tmpfs, the run's own uid, rlimits and the seccomp deny list; the
+supervisor forks the candidate's processes instead of starting interpreters. See docs/sandbox-local.md,
+"Warm zygote".
+
+One zygote serves one run at a time; :class:`ZygotePool` keeps the idle ones (as many as runs went on at
+once). A zygote that fails to answer as expected (dead, silent, a reply that is not the protocol's) is
+killed and never reused; a run whose zygote failed before the run existed is retried on a fresh one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from rewardkit.sandbox import seccomp_bpf
+from rewardkit.sandbox.base import Limits, RunResult
+from rewardkit.sandbox.local_cgroup import RunCgroup
+from rewardkit.sandbox.local_launch import SCRATCH, _system_binds, clean_env, sandbox_path
+from rewardkit.sandbox.local_pump import pump_fds, run_result
+
+INSIDE = "/rk-zygote"  # where the zygote's own files are bound (bwrap)
+CAPS = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_KILL")
+_PRIVATE = {"bwrap": "/dev/shm", "unshare": "/dev/shm,/var/tmp,/run/lock"}
+_CRED = struct.Struct("3i")
+_HELLO_TIMEOUT = 30.0
+_REPLY_TIMEOUT = 10.0
+
+
+class ZygoteFailure(Exception):
+    """The zygote broke its protocol or died: it is killed and replaced."""
+
+
+def harness_files() -> dict[str, bytes]:
+    """The harness sources the zygote has imported (a job with other bytes under these names is not run by it)."""
+    from rewardkit.verifiers.code_harness import HARNESS_FILES
+
+    package = resources.files("rewardkit.verifiers")
+    return {name: package.joinpath(name).read_bytes() for name in HARNESS_FILES}
+
+
+def is_harness_job(command: tuple[str, ...] | list[str], files: Mapping[str, bytes], harness: Mapping[str, bytes]) -> bool:
+    from rewardkit.verifiers.code_harness import COMMAND
+
+    return tuple(command) == COMMAND and all(files.get(name) == data for name, data in harness.items())
+
+
+def make_zygote_dir(harness: Mapping[str, bytes]) -> str:
+    """A root-owned, read-only dir holding the zygote's script, the harness and the seccomp module."""
+    root = tempfile.mkdtemp(prefix="rk-zygote-")
+    sources = {**harness, "local_zygote_main.py": Path(__file__).with_name("local_zygote_main.py").read_bytes(),
+               "seccomp_bpf.py": Path(seccomp_bpf.__file__).read_bytes()}
+    for name, data in sources.items():
+        path = os.path.join(root, name)
+        with open(path, "wb") as fh:
+            fh.write(data)
+        os.chmod(path, 0o444)
+    os.chmod(root, 0o555)
+    return root
+
+
+def _python(isolation: str) -> str:
+    """The python3 a fork-exec'd run would get: the first on the sandbox's PATH that the run's uid may
+    execute (under ``unshare`` the host's dirs keep their modes, e.g. a pyenv under a 0700 /root)."""
+    for directory in sandbox_path().split(":"):
+        found = os.path.join(directory, "python3")
+        if os.path.isfile(found) and (isolation == "bwrap" or _world_executable(os.path.realpath(found))):
+            return os.path.realpath(found)
+    raise ZygoteFailure(f"no python3 that a run may execute on the sandbox's PATH ({sandbox_path()})")
+
+
+def _world_executable(path: str) -> bool:
+    parts = Path(path).parts
+    for i in range(1, len(parts) + 1):
+        mode = os.stat(os.path.join(*parts[:i])).st_mode
+        if not mode & 0o001:
+            return False
+    return True
+
+
+def zygote_argv(isolation: str, zygote_dir: str, ctrl_fd: int, seccomp: bytes | None) -> list[str]:
+    filter_hex = seccomp.hex() if seccomp is not None else "-"
+    if isolation == "bwrap":
+        argv = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+                "--die-with-parent", "--new-session", "--as-pid-1", *_system_binds(), "--proc", "/proc", "--dev", "/dev",
+                "--perms", "1777", "--tmpfs", "/dev/shm", "--perms", "1777", "--tmpfs", SCRATCH,
+                "--symlink", SCRATCH, "/tmp", "--ro-bind", zygote_dir, INSIDE, "--chdir", "/"]
+        for cap in CAPS:
+            argv += ["--cap-add", cap]
+        here, scratch = INSIDE, SCRATCH
+    else:
+        argv = ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--net", "--ipc", "--uts", "--mount"]
+        here, scratch = zygote_dir, "/tmp"
+    return [*argv, "--", _python(isolation), "-I", "-S", "-B", f"{here}/local_zygote_main.py", here, scratch,
+            _PRIVATE[isolation], str(ctrl_fd), filter_hex]
+
+
+class Zygote:
+    """One warm zygote process and its control socket."""
+
+    def __init__(self, isolation: str, zygote_dir: str, seccomp: bytes | None) -> None:
+        self.isolation = isolation
+        self.scratch = SCRATCH if isolation == "bwrap" else "/tmp"
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        ours.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+        self.ctrl = ours
+        self.pidfd: int | None = None
+        try:
+            self.proc = subprocess.Popen(
+                zygote_argv(isolation, zygote_dir, theirs.fileno(), seccomp), stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, pass_fds=(theirs.fileno(),),
+                start_new_session=True, cwd="/",
+            )
+        finally:
+            theirs.close()
+        assert self.proc.stderr is not None
+        os.set_blocking(self.proc.stderr.fileno(), False)
+        try:
+            hello, pid, uid = self._receive(_HELLO_TIMEOUT)
+            if hello.get("op") != "hello" or uid != 0:
+                raise ZygoteFailure(f"unexpected first message {hello!r} (uid {uid})")
+            self.pidfd = os.pidfd_open(pid)
+        except (ZygoteFailure, OSError) as exc:
+            detail = self._stderr()
+            self.kill()
+            raise ZygoteFailure(f"the zygote did not start: {exc}{': ' + detail if detail else ''}") from None
+
+    def _stderr(self) -> str:
+        try:
+            assert self.proc.stderr is not None
+            return (os.read(self.proc.stderr.fileno(), 4000) or b"").decode("utf-8", "replace").strip()
+        except OSError:
+            return ""
+
+    def _receive(self, timeout: float) -> tuple[dict[str, object], int, int]:
+        """One message and its sender's (pid on this host, uid), from the kernel's credentials."""
+        self.ctrl.settimeout(timeout)
+        try:
+            data, ancillary, _, _ = self.ctrl.recvmsg(4096, socket.CMSG_SPACE(_CRED.size))
+        except TimeoutError:
+            raise ZygoteFailure("no answer in time") from None
+        if not data:
+            raise ZygoteFailure("the zygote hung up")
+        pid = uid = -1
+        for level, kind, value in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS and len(value) >= _CRED.size:
+                pid, uid, _ = _CRED.unpack(value[:_CRED.size])
+        try:
+            message = json.loads(data)
+        except ValueError:
+            raise ZygoteFailure(f"a reply that is not JSON: {data[:100]!r}") from None
+        if type(message) is not dict or pid <= 0:
+            raise ZygoteFailure(f"a malformed reply: {data[:100]!r}")
+        return message, pid, uid
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def start_run(self, request: dict[str, object], fds: list[int], group: RunCgroup | None) -> int:
+        """The "fork" stage: hand the run to the zygote, get its supervisor (a pidfd), move it into ``group``.
+
+        Returns the write end of the run's "go" pipe: the supervisor waits on it. Raises ZygoteFailure
+        when the zygote failed before the run existed (safe to retry elsewhere)."""
+        go_r, go_w = os.pipe()
+        try:
+            try:
+                socket.send_fds(self.ctrl, [json.dumps(request).encode()], [*fds[:3], go_r, *fds[3:]])
+            except OSError as exc:
+                raise ZygoteFailure(f"could not reach the zygote: {exc}") from None
+            finally:
+                os.close(go_r)
+            message, pid, _ = self._receive(_REPLY_TIMEOUT)
+            if message.get("op") == "exit":
+                raise ZygoteFailure(f"the run's first process ended at once (status {message.get('status')})")
+            if message.get("op") != "ready" or self.pidfd is None or pid == self.proc.pid:
+                raise ZygoteFailure(f"unexpected reply {message!r}")
+            self.run_pidfd = os.pidfd_open(pid)
+            if group is not None:
+                group.add(pid)
+        except BaseException:
+            os.close(go_w)
+            raise
+        return go_w
+
+    def kill_run(self) -> None:
+        pidfd = getattr(self, "run_pidfd", None)
+        if pidfd is not None:
+            try:
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)  # the run's PID 1: its whole namespace dies
+            except ProcessLookupError:
+                pass
+
+    def end_run(self, timeout: float) -> int:
+        """The run's exit status (as subprocess reports it), once the zygote has reaped it."""
+        try:
+            message, _, _ = self._receive(timeout)
+        finally:
+            pidfd = getattr(self, "run_pidfd", None)
+            if pidfd is not None:
+                os.close(pidfd)
+                self.run_pidfd = None
+        status = message.get("status")
+        if message.get("op") != "exit" or type(status) is not int:
+            raise ZygoteFailure(f"unexpected reply {message!r}")
+        return os.waitstatus_to_exitcode(status)
+
+    def kill(self) -> None:
+        self.kill_run()
+        if self.pidfd is not None:
+            try:
+                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            os.close(self.pidfd)
+            self.pidfd = None
+        for kill in (lambda: os.killpg(self.proc.pid, signal.SIGKILL), self.proc.kill):
+            try:
+                kill()
+            except (ProcessLookupError, PermissionError):
+                pass
+        self.proc.wait()
+        self.ctrl.close()
+        if self.proc.stderr is not None:
+            self.proc.stderr.close()
+
+
+@dataclass
+class ZygotePool:
+    """Idle zygotes of one sandbox, and the runs they serve."""
+
+    isolation: str
+    seccomp: bytes | None
+
+    def __post_init__(self) -> None:
+        self.harness = harness_files()
+        self.zygote_dir = make_zygote_dir(self.harness)
+        self._idle: list[Zygote] = []
+        self._busy: set[Zygote] = set()
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def _acquire(self) -> Zygote:
+        with self._lock:
+            while self._idle:
+                zygote = self._idle.pop()
+                if zygote.alive():
+                    self._busy.add(zygote)
+                    return zygote
+                zygote.kill()
+        zygote = Zygote(self.isolation, self.zygote_dir, self.seccomp)
+        with self._lock:
+            self._busy.add(zygote)
+        return zygote
+
+    def _release(self, zygote: Zygote, healthy: bool) -> None:
+        with self._lock:
+            self._busy.discard(zygote)
+            if healthy and not self._closed:
+                self._idle.append(zygote)
+                return
+        zygote.kill()
+
+    def run(self, files: Mapping[str, bytes], stdin: bytes, limits: Limits, uid: int | None,
+            make_group: Callable[[], RunCgroup | None], group_required: bool = False) -> RunResult:
+        program_files = {name: data for name, data in files.items() if name not in self.harness}
+        request = {"op": "run", "uid": uid, "rlimits": _rlimits(limits), "scratch_bytes": int(limits.max_scratch_bytes),
+                   "files": sorted(program_files)}
+        for attempt in (1, 2):
+            group = make_group()
+            if group is None and group_required:
+                return RunResult(None, infra_error="local sandbox could not create the run's cgroup")
+            try:
+                zygote = self._acquire()
+            except ZygoteFailure as exc:
+                if group is not None:
+                    group.destroy()
+                return RunResult(None, infra_error=f"local sandbox: {exc}")
+            request["env"] = clean_env(zygote.scratch)
+            try:
+                return self._run_once(zygote, request, program_files, stdin, limits, group)
+            except ZygoteFailure as exc:  # before the run existed: nothing of the program ran
+                self._release(zygote, healthy=False)
+                if attempt == 2:
+                    return RunResult(None, infra_error=f"local sandbox: the zygote failed: {exc}")
+            finally:
+                if group is not None:
+                    group.destroy()
+        raise AssertionError("unreachable")
+
+    def _run_once(self, zygote: Zygote, request: dict[str, object], files: Mapping[str, bytes], stdin: bytes,
+                  limits: Limits, group: RunCgroup | None) -> RunResult:
+        from rewardkit.sandbox.local_sandbox import _memfd
+
+        start = time.monotonic()
+        stdin_r, stdin_w = os.pipe()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        memfds = [_memfd(name, files[name]) for name in request["files"]]  # type: ignore[attr-defined]
+        ends = [stdin_r, out_w, err_w]
+        try:
+            go_w = zygote.start_run(request, [*ends, *memfds], group)
+        except BaseException:
+            for fd in (stdin_w, out_r, err_r):
+                os.close(fd)
+            raise
+        finally:
+            for fd in [*ends, *memfds]:
+                os.close(fd)
+        healthy = True
+        try:
+            os.write(go_w, b"1")
+            os.close(go_w)
+            out, err, truncated, timed_out = pump_fds(stdin_w, lambda: os.close(stdin_w), out_r, err_r, stdin,
+                                                      start + limits.wall_time, limits.max_output_bytes)
+            if truncated or timed_out:
+                zygote.kill_run()
+            try:
+                code: int | None = zygote.end_run(max(0.5, start + limits.wall_time + 1.0 - time.monotonic()))
+            except ZygoteFailure:
+                zygote.kill_run()
+                healthy, code = False, None
+        finally:
+            os.close(out_r)
+            os.close(err_r)
+            self._release(zygote, healthy)
+        result = run_result("zygote", code, out, err, truncated, timed_out, time.monotonic() - start)
+        if group is not None and group.out_of_memory():
+            from dataclasses import replace
+
+            result = replace(result, memory_exceeded=True)
+        return result
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            zygotes = [*self._idle, *self._busy]
+            self._idle.clear()
+        for zygote in zygotes:
+            zygote.kill()
+        shutil.rmtree(self.zygote_dir, ignore_errors=True)
+
+
+def _rlimits(limits: Limits) -> dict[str, tuple[int, int]]:
+    cpu = max(1, int(limits.cpu_time + 0.999))
+    nproc = int(limits.max_processes) + 2  # the run's candidate spawner and its short-lived middle fork
+    return {"cpu": (cpu, cpu + 1), "as": (int(limits.memory_bytes),) * 2, "nproc": (nproc, nproc),
+            "fsize": (int(limits.max_file_bytes),) * 2, "nofile": (int(limits.max_open_files),) * 2, "core": (0, 0)}
