@@ -103,7 +103,7 @@ def _forker(sock):
     return fork_runner
 
 
-def _spawner(sock):
+def _spawner(sock, uid):
     """Loop of the spawner process: one candidate runner per request, until the supervisor hangs up."""
     while True:
         try:
@@ -116,7 +116,7 @@ def _spawner(sock):
         if middle == 0:
             child = os.fork()
             if child == 0:
-                _become_runner(json.loads(message), fds, sock.fileno())
+                _become_runner(json.loads(message), fds, sock.fileno(), uid)
             sock.send(str(child).encode())
             os._exit(0)
         for fd in fds:
@@ -124,39 +124,52 @@ def _spawner(sock):
         os.waitpid(middle, 0)
 
 
-def _become_runner(request, fds, spawner_fd):
+def _drop_privileges(uid):
+    """The run's uid, no capabilities, no_new_privs, the seccomp deny list: for good, in this process."""
+    if uid is not None:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)  # from root to another uid: every capability is gone
+    _check(LIBC.prctl(38, 1, 0, 0, 0), "no_new_privs")
+    if LOAD_FILTER is not None:
+        LOAD_FILTER()
+
+
+def _become_runner(request, fds, spawner_fd, uid):
     """The candidate's process, as ``python3 -I -S -B code_runner.py PROGRAM READ WRITE`` would start."""
+    code = 1
     try:
         renumber = {str(old): str(new) for old, new in zip(request["keep"], fds)}
         args = [renumber.get(arg, arg) for arg in request["args"]]
         os.setsid()
-        LIBC.prctl(4, 1, 0, 0, 0)  # dumpable again: it is the candidate's own process (PR_SET_DUMPABLE)
+        os.close(spawner_fd)
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
-        os.dup2(2, 1)
         keep = sorted(fd for fd in fds if fd > 2)
-        os.close(spawner_fd)
         low = 3
-        for fd in keep + [1 << 20]:
+        for fd in [*keep, 1 << 20]:
             if fd > low:
                 os.closerange(low, fd)
             low = fd + 1
         for fd in keep:
             os.set_inheritable(fd, True)
+        _drop_privileges(uid)
+        LIBC.prctl(4, 1, 0, 0, 0)  # dumpable again, as an exec'd process of its own uid (PR_SET_DUMPABLE)
         sys.argv = [os.path.join(SCRATCH, "code_runner.py"), args[1], args[2], args[3]]
         sys.path.insert(0, SCRATCH)
         code_runner.main()
         code = 0
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
-    except BaseException:  # noqa: BLE001 - the runner's own failure ends its process, as an exec'd one would
-        code = 1
+    except BaseException:  # noqa: BLE001, S110 - the runner's own failure ends its process, as an exec'd one would
+        pass
     os._exit(code)
 
 
 def _run_child(request, fds):
-    """The run's PID 1: build its world, drop to its uid, then become its supervisor."""
+    """The run's PID 1: build its world, start the spawner, drop to the run's uid, become its supervisor."""
     stdin_fd, stdout_fd, stderr_fd, go_fd = fds[:4]
+    uid = request.get("uid")
     try:
         _check(LIBC.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
         _mount(None, "/", None, MS_REC | MS_PRIVATE)
@@ -178,29 +191,25 @@ def _run_child(request, fds):
         os.environ.update(request["env"])
         for name, value in request["rlimits"].items():
             resource.setrlimit(RLIMITS[name], (value[0], value[1]))
-        uid = request.get("uid")
-        if uid is not None:
-            os.setgroups([])
-            os.setresgid(uid, uid, uid)
-            os.setresuid(uid, uid, uid)
-        _check(LIBC.prctl(38, 1, 0, 0, 0), "no_new_privs")
-        if LOAD_FILTER is not None:
-            LOAD_FILTER()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        spawner = os.fork()
+        if spawner == 0:
+            # Still root: no run process can signal, trace or kill it (the supervisor's sweeps included);
+            # its forks drop to the run's uid before any candidate code runs.
+            ours.close()
+            devnull = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(devnull, 0)  # neither the job (stdin) nor the result channel (stdout)
+            os.dup2(2, 1)
+            os.close(devnull)
+            LIBC.prctl(4, 0, 0, 0, 0)
+            _spawner(theirs, uid)
+        theirs.close()
+        os.set_inheritable(ours.fileno(), False)
+        _drop_privileges(uid)
     except BaseException as exc:  # noqa: BLE001 - a failure to build the run is the sandbox's, first stderr line
         os.write(stderr_fd, f"rk-zygote: {type(exc).__name__}: {exc}\n".encode())
         os._exit(125)
-    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    if os.fork() == 0:
-        ours.close()
-        devnull = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(devnull, 0)  # neither the job (stdin) nor the result channel (stdout)
-        os.dup2(2, 1)
-        os.close(devnull)
-        LIBC.prctl(4, 0, 0, 0, 0)  # not dumpable: a candidate of the same uid cannot write into it
-        _spawner(theirs)
-    theirs.close()
-    os.set_inheritable(ours.fileno(), False)
-    code_procs.FORKER[:] = [(os.path.join(SCRATCH, "code_runner.py"), _forker(ours))]
+    code_procs.FORKER[:] = [(os.path.join(SCRATCH, "code_runner.py"), _forker(ours), (spawner,))]
     code_supervisor.HERE = SCRATCH
     code_supervisor.PROGRAM = code_io_cases.PROGRAM = os.path.join(SCRATCH, "program.py")
     code_supervisor.RUNNER = os.path.join(SCRATCH, "code_runner.py")

@@ -22,8 +22,9 @@ class Deadline(BaseException):
 _KEPT = {signal.SIGKILL, signal.SIGSTOP, signal.SIGCHLD, signal.SIGALRM}
 _SHIELDED: list[int] = []
 STARTED = [0]  # candidate processes started so far (after the first, a failure may be the candidate's doing)
-# Set by the local sandbox's warm zygote: [(runner path, fork)], where fork(args, keep) returns the pid of a
-# forked runner (a child of ours) instead of an exec'd interpreter. Empty everywhere else.
+# Set by the local sandbox's warm zygote: [(runner path, fork, kept pids)], where fork(args, keep) returns the
+# pid of a forked runner (a child of ours) instead of an exec'd interpreter, and the kept pids (its spawner,
+# which the run cannot kill) are not waited for by ``sweep``. Empty everywhere else.
 FORKER: list = []
 
 
@@ -115,6 +116,8 @@ def sweep(child: Child | None) -> None:
             except ChildProcessError:
                 break
             if pid == 0:
+                if FORKER and _only_kept_left(FORKER[0][2]):
+                    break
                 time.sleep(0.002)
             elif child is not None and pid == child.pid and child.returncode is None:
                 child.settle(status)
@@ -128,6 +131,11 @@ def sweep(child: Child | None) -> None:
             except OSError:
                 pass
         child.wait(2.0)
+
+
+def _only_kept_left(kept: tuple[int, ...]) -> bool:
+    """No process in our PID namespace but us and ``kept`` (zombies included: they are still listed)."""
+    return {int(entry) for entry in os.listdir("/proc") if entry.isdigit()} <= {os.getpid(), *kept}
 
 
 class Events:
