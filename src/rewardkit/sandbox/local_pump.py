@@ -15,12 +15,28 @@ from rewardkit.sandbox.base import RunResult
 
 MEMORY_MARKERS = (b"MemoryError", b"Cannot allocate memory", b"std::bad_alloc", b"out of memory")
 # The first stderr line of a run that one of these tools wrote is the tool's failure, not the program's.
-TOOL_PREFIXES = ("bwrap: ", "unshare: ", "prlimit: ", "setpriv: ", "rk-setup: ", "rk-cgroup: ", "rk-seccomp: ",
-                 "rk-zygote: ", "mount: ", "cp: ")
+TOOL_PREFIXES = (
+    "bwrap: ",
+    "unshare: ",
+    "prlimit: ",
+    "setpriv: ",
+    "rk-setup: ",
+    "rk-cgroup: ",
+    "rk-seccomp: ",
+    "rk-zygote: ",
+    "mount: ",
+    "cp: ",
+)
 
 
 def pump_fds(
-    stdin_fd: int, close_stdin: Callable[[], None], out_fd: int, err_fd: int, data: bytes, deadline: float, cap: int
+    stdin_fd: int,
+    close_stdin: Callable[[], None],
+    out_fd: int,
+    err_fd: int,
+    data: bytes,
+    deadline: float,
+    cap: int,
 ) -> tuple[bytes, bytes, bool, bool]:
     """Feed stdin, read stdout/stderr up to ``cap`` bytes each, until both close or the deadline.
 
@@ -52,7 +68,7 @@ def pump_fds(
                 fd = key.fd
                 if fd == stdin_fd:
                     try:
-                        view = view[os.write(fd, view[:65536]):]
+                        view = view[os.write(fd, view[:65536]) :]
                     except OSError:
                         view = view[:0]
                     if not view:

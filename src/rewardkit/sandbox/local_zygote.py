@@ -24,7 +24,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -55,7 +55,9 @@ def harness_files() -> dict[str, bytes]:
     return {name: package.joinpath(name).read_bytes() for name in HARNESS_FILES}
 
 
-def is_harness_job(command: tuple[str, ...] | list[str], files: Mapping[str, bytes], harness: Mapping[str, bytes]) -> bool:
+def is_harness_job(
+    command: Sequence[str], files: Mapping[str, bytes], harness: Mapping[str, bytes]
+) -> bool:
     from rewardkit.verifiers.code_harness import COMMAND
 
     return tuple(command) == COMMAND and all(files.get(name) == data for name, data in harness.items())
@@ -64,8 +66,11 @@ def is_harness_job(command: tuple[str, ...] | list[str], files: Mapping[str, byt
 def make_zygote_dir(harness: Mapping[str, bytes]) -> str:
     """A root-owned, read-only dir holding the zygote's script, the harness and the seccomp module."""
     root = tempfile.mkdtemp(prefix="rk-zygote-")
-    sources = {**harness, "local_zygote_main.py": Path(__file__).with_name("local_zygote_main.py").read_bytes(),
-               "seccomp_bpf.py": Path(seccomp_bpf.__file__).read_bytes()}
+    sources = {
+        **harness,
+        "local_zygote_main.py": Path(__file__).with_name("local_zygote_main.py").read_bytes(),
+        "seccomp_bpf.py": Path(seccomp_bpf.__file__).read_bytes(),
+    }
     for name, data in sources.items():
         path = os.path.join(root, name)
         with open(path, "wb") as fh:
@@ -97,18 +102,68 @@ def _world_executable(path: str) -> bool:
 def zygote_argv(isolation: str, zygote_dir: str, ctrl_fd: int, seccomp: bytes | None) -> list[str]:
     filter_hex = seccomp.hex() if seccomp is not None else "-"
     if isolation == "bwrap":
-        argv = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-                "--die-with-parent", "--new-session", "--as-pid-1", *_system_binds(), "--proc", "/proc", "--dev", "/dev",
-                "--perms", "1777", "--tmpfs", "/dev/shm", "--perms", "1777", "--tmpfs", SCRATCH,
-                "--symlink", SCRATCH, "/tmp", "--ro-bind", zygote_dir, INSIDE, "--chdir", "/"]
+        argv = [
+            "bwrap",
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--die-with-parent",
+            "--new-session",
+            "--as-pid-1",
+            *_system_binds(),
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--perms",
+            "1777",
+            "--tmpfs",
+            "/dev/shm",
+            "--perms",
+            "1777",
+            "--tmpfs",
+            SCRATCH,
+            "--symlink",
+            SCRATCH,
+            "/tmp",
+            "--ro-bind",
+            zygote_dir,
+            INSIDE,
+            "--chdir",
+            "/",
+        ]
         for cap in CAPS:
             argv += ["--cap-add", cap]
         here, scratch = INSIDE, SCRATCH
     else:
-        argv = ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--net", "--ipc", "--uts", "--mount"]
+        argv = [
+            "unshare",
+            "--pid",
+            "--fork",
+            "--kill-child",
+            "--mount-proc",
+            "--net",
+            "--ipc",
+            "--uts",
+            "--mount",
+        ]
         here, scratch = zygote_dir, "/tmp"
-    return [*argv, "--", _python(isolation), "-I", "-S", "-B", f"{here}/local_zygote_main.py", here, scratch,
-            _PRIVATE[isolation], str(ctrl_fd), filter_hex]
+    return [
+        *argv,
+        "--",
+        _python(isolation),
+        "-I",
+        "-S",
+        "-B",
+        f"{here}/local_zygote_main.py",
+        here,
+        scratch,
+        _PRIVATE[isolation],
+        str(ctrl_fd),
+        filter_hex,
+    ]
 
 
 class Zygote:
@@ -121,11 +176,16 @@ class Zygote:
         ours.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
         self.ctrl = ours
         self.pidfd: int | None = None
+        self.run_pidfd: int | None = None
         try:
             self.proc = subprocess.Popen(
-                zygote_argv(isolation, zygote_dir, theirs.fileno(), seccomp), stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, pass_fds=(theirs.fileno(),),
-                start_new_session=True, cwd="/",
+                zygote_argv(isolation, zygote_dir, theirs.fileno(), seccomp),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                pass_fds=(theirs.fileno(),),
+                start_new_session=True,
+                cwd="/",
             )
         finally:
             theirs.close()
@@ -160,7 +220,7 @@ class Zygote:
         pid = uid = -1
         for level, kind, value in ancillary:
             if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS and len(value) >= _CRED.size:
-                pid, uid, _ = _CRED.unpack(value[:_CRED.size])
+                pid, uid, _ = _CRED.unpack(value[: _CRED.size])
         try:
             message = json.loads(data)
         except ValueError:
@@ -199,7 +259,7 @@ class Zygote:
         return go_w
 
     def kill_run(self) -> None:
-        pidfd = getattr(self, "run_pidfd", None)
+        pidfd = self.run_pidfd
         if pidfd is not None:
             try:
                 signal.pidfd_send_signal(pidfd, signal.SIGKILL)  # the run's PID 1: its whole namespace dies
@@ -211,7 +271,7 @@ class Zygote:
         try:
             message, _, _ = self._receive(timeout)
         finally:
-            pidfd = getattr(self, "run_pidfd", None)
+            pidfd = self.run_pidfd
             if pidfd is not None:
                 os.close(pidfd)
                 self.run_pidfd = None
@@ -229,11 +289,11 @@ class Zygote:
                 pass
             os.close(self.pidfd)
             self.pidfd = None
-        for kill in (lambda: os.killpg(self.proc.pid, signal.SIGKILL), self.proc.kill):
-            try:
-                kill()
-            except (ProcessLookupError, PermissionError):
-                pass
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.proc.kill()
         self.proc.wait()
         self.ctrl.close()
         if self.proc.stderr is not None:
@@ -276,11 +336,23 @@ class ZygotePool:
                 return
         zygote.kill()
 
-    def run(self, files: Mapping[str, bytes], stdin: bytes, limits: Limits, uid: int | None,
-            make_group: Callable[[], RunCgroup | None], group_required: bool = False) -> RunResult:
+    def run(
+        self,
+        files: Mapping[str, bytes],
+        stdin: bytes,
+        limits: Limits,
+        uid: int | None,
+        make_group: Callable[[], RunCgroup | None],
+        group_required: bool = False,
+    ) -> RunResult:
         program_files = {name: data for name, data in files.items() if name not in self.harness}
-        request = {"op": "run", "uid": uid, "rlimits": _rlimits(limits), "scratch_bytes": int(limits.max_scratch_bytes),
-                   "files": sorted(program_files)}
+        request: dict[str, object] = {
+            "op": "run",
+            "uid": uid,
+            "rlimits": _rlimits(limits),
+            "scratch_bytes": int(limits.max_scratch_bytes),
+            "files": sorted(program_files),
+        }
         for attempt in (1, 2):
             group = make_group()
             if group is None and group_required:
@@ -303,8 +375,15 @@ class ZygotePool:
                     group.destroy()
         raise AssertionError("unreachable")
 
-    def _run_once(self, zygote: Zygote, request: dict[str, object], files: Mapping[str, bytes], stdin: bytes,
-                  limits: Limits, group: RunCgroup | None) -> RunResult:
+    def _run_once(
+        self,
+        zygote: Zygote,
+        request: dict[str, object],
+        files: Mapping[str, bytes],
+        stdin: bytes,
+        limits: Limits,
+        group: RunCgroup | None,
+    ) -> RunResult:
         from rewardkit.sandbox.local_sandbox import _memfd
 
         start = time.monotonic()
@@ -326,8 +405,15 @@ class ZygotePool:
         try:
             os.write(go_w, b"1")
             os.close(go_w)
-            out, err, truncated, timed_out = pump_fds(stdin_w, lambda: os.close(stdin_w), out_r, err_r, stdin,
-                                                      start + limits.wall_time, limits.max_output_bytes)
+            out, err, truncated, timed_out = pump_fds(
+                stdin_w,
+                lambda: os.close(stdin_w),
+                out_r,
+                err_r,
+                stdin,
+                start + limits.wall_time,
+                limits.max_output_bytes,
+            )
             if truncated or timed_out:
                 zygote.kill_run()
             try:
@@ -359,5 +445,11 @@ class ZygotePool:
 def _rlimits(limits: Limits) -> dict[str, tuple[int, int]]:
     cpu = max(1, int(limits.cpu_time + 0.999))
     nproc = int(limits.max_processes) + 2  # the run's candidate spawner and its short-lived middle fork
-    return {"cpu": (cpu, cpu + 1), "as": (int(limits.memory_bytes),) * 2, "nproc": (nproc, nproc),
-            "fsize": (int(limits.max_file_bytes),) * 2, "nofile": (int(limits.max_open_files),) * 2, "core": (0, 0)}
+    return {
+        "cpu": (cpu, cpu + 1),
+        "as": (int(limits.memory_bytes),) * 2,
+        "nproc": (nproc, nproc),
+        "fsize": (int(limits.max_file_bytes),) * 2,
+        "nofile": (int(limits.max_open_files),) * 2,
+        "core": (0, 0),
+    }

@@ -52,8 +52,14 @@ for _name in os.listdir(HARNESS):
     if _name.startswith("code_") and _name.endswith(".py"):
         with open(os.path.join(HARNESS, _name), "rb") as _fh:
             HARNESS_SOURCES[_name] = _fh.read()
-RLIMITS = {"cpu": resource.RLIMIT_CPU, "as": resource.RLIMIT_AS, "nproc": resource.RLIMIT_NPROC,
-           "fsize": resource.RLIMIT_FSIZE, "nofile": resource.RLIMIT_NOFILE, "core": resource.RLIMIT_CORE}
+RLIMITS = {
+    "cpu": resource.RLIMIT_CPU,
+    "as": resource.RLIMIT_AS,
+    "nproc": resource.RLIMIT_NPROC,
+    "fsize": resource.RLIMIT_FSIZE,
+    "nofile": resource.RLIMIT_NOFILE,
+    "core": resource.RLIMIT_CORE,
+}
 
 
 def _check(result, what):
@@ -63,8 +69,16 @@ def _check(result, what):
 
 
 def _mount(source, target, fstype, flags, data=None):
-    _check(LIBC.mount(source and source.encode(), target.encode(), fstype and fstype.encode(),
-                      ctypes.c_ulong(flags), data and data.encode()), f"mount {target}")
+    _check(
+        LIBC.mount(
+            source and source.encode(),
+            target.encode(),
+            fstype and fstype.encode(),
+            ctypes.c_ulong(flags),
+            data and data.encode(),
+        ),
+        f"mount {target}",
+    )
 
 
 def _write_files(names, fds):
@@ -86,7 +100,7 @@ def _write_files(names, fds):
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         os.close(fd)
 
 
