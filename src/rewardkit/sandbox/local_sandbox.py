@@ -120,6 +120,10 @@ class LocalSandbox(Sandbox):
         """Whether code-harness runs are forked from warm zygotes."""
         return self._zygotes is not None
 
+    def zygote_pids(self) -> set[int]:
+        """Host pids of this sandbox's warm zygotes (long-lived by design: not processes a run left)."""
+        return self._zygotes.pids() if self._zygotes is not None else set()
+
     # -- one run ---------------------------------------------------------------------------------
 
     def run(

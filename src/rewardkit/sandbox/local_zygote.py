@@ -25,7 +25,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 
@@ -177,6 +177,7 @@ class Zygote:
         self.ctrl = ours
         self.pidfd: int | None = None
         self.run_pidfd: int | None = None
+        self.pid = -1
         try:
             self.proc = subprocess.Popen(
                 zygote_argv(isolation, zygote_dir, theirs.fileno(), seccomp),
@@ -195,6 +196,7 @@ class Zygote:
             hello, pid, uid = self._receive(_HELLO_TIMEOUT)
             if hello.get("op") != "hello" or uid != 0:
                 raise ZygoteFailure(f"unexpected first message {hello!r} (uid {uid})")
+            self.pid = pid
             self.pidfd = os.pidfd_open(pid)
         except (ZygoteFailure, OSError) as exc:
             detail = self._stderr()
@@ -416,21 +418,32 @@ class ZygotePool:
             )
             if truncated or timed_out:
                 zygote.kill_run()
+            broken = None
             try:
-                code: int | None = zygote.end_run(max(0.5, start + limits.wall_time + 1.0 - time.monotonic()))
-            except ZygoteFailure:
+                code: int | None = zygote.end_run(max(3.0, start + limits.wall_time + 1.0 - time.monotonic()))
+            except ZygoteFailure as exc:  # no run can reach the zygote: its failure is the sandbox's
                 zygote.kill_run()
-                healthy, code = False, None
+                healthy, code, broken = False, None, f"local sandbox: the zygote failed during the run: {exc}"
         finally:
             os.close(out_r)
             os.close(err_r)
             self._release(zygote, healthy)
         result = run_result("zygote", code, out, err, truncated, timed_out, time.monotonic() - start)
+        if broken is not None:
+            return replace(result, infra_error=broken)
         if group is not None and group.out_of_memory():
-            from dataclasses import replace
-
             result = replace(result, memory_exceeded=True)
         return result
+
+    def pids(self) -> set[int]:
+        """Host pids of the zygotes' processes (the launcher and the zygote itself), idle or busy."""
+        with self._lock:
+            zygotes = [*self._idle, *self._busy]
+        return {pid for zygote in zygotes for pid in (zygote.proc.pid, zygote.pid)}
+
+    def idle(self) -> list[Zygote]:
+        with self._lock:
+            return list(self._idle)
 
     def close(self) -> None:
         with self._lock:
