@@ -147,8 +147,7 @@ class LocalSandbox(Sandbox):
             raise SandboxError("local sandbox: collect is not supported with isolation='unshare' (use bwrap)")
         uid = self._next_uid() if self._root and self.isolation != "rlimits" else None
         if self._zygotes is not None and not collect and is_harness_job(command, blobs, self._zygotes.harness):
-            return self._zygotes.run(blobs, stdin or b"", limits, uid, lambda: self._new_group(limits),
-                                     self.cgroups == "required")
+            return self._zygotes.run(blobs, stdin or b"", limits, uid, self.cgroups)
         host_scratch = None
         fds: dict[str, int] = {}
         seccomp_fd: int | None = None

@@ -24,7 +24,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
@@ -55,9 +55,7 @@ def harness_files() -> dict[str, bytes]:
     return {name: package.joinpath(name).read_bytes() for name in HARNESS_FILES}
 
 
-def is_harness_job(
-    command: Sequence[str], files: Mapping[str, bytes], harness: Mapping[str, bytes]
-) -> bool:
+def is_harness_job(command: Sequence[str], files: Mapping[str, bytes], harness: Mapping[str, bytes]) -> bool:
     from rewardkit.verifiers.code_harness import COMMAND
 
     return tuple(command) == COMMAND and all(files.get(name) == data for name, data in harness.items())
@@ -178,6 +176,7 @@ class Zygote:
         self.pidfd: int | None = None
         self.run_pidfd: int | None = None
         self.pid = -1
+        self.group: RunCgroup | None = None
         try:
             self.proc = subprocess.Popen(
                 zygote_argv(isolation, zygote_dir, theirs.fileno(), seccomp),
@@ -234,8 +233,8 @@ class Zygote:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def start_run(self, request: dict[str, object], fds: list[int], group: RunCgroup | None) -> int:
-        """The "fork" stage: hand the run to the zygote, get its supervisor (a pidfd), move it into ``group``.
+    def start_run(self, request: dict[str, object], fds: list[int]) -> int:
+        """The "fork" stage: hand the run to the zygote, get its supervisor (a pidfd).
 
         Returns the write end of the run's "go" pipe: the supervisor waits on it. Raises ZygoteFailure
         when the zygote failed before the run existed (safe to retry elsewhere)."""
@@ -253,12 +252,26 @@ class Zygote:
             if message.get("op") != "ready" or self.pidfd is None or pid == self.proc.pid:
                 raise ZygoteFailure(f"unexpected reply {message!r}")
             self.run_pidfd = os.pidfd_open(pid)
-            if group is not None:
-                group.add(pid)
         except BaseException:
             os.close(go_w)
             raise
         return go_w
+
+    def group_for(self, limits: Limits) -> RunCgroup | None:
+        """The zygote's cgroup with this run's caps, made once: the zygote is moved into it (its runs are the
+        OOM killer's first choice, oom_score_adj 1000), so that each run it forks starts in it and nothing is attached per run (moving a
+        process between cgroups waits for an RCU grace period: longer than the rest of a run). The zygote's
+        own pages stay charged where they were; between runs nothing else is in the group."""
+        memory, processes = limits.memory_bytes + limits.max_scratch_bytes, limits.max_processes + 5
+        if self.group is None:
+            self.group = RunCgroup.create(memory, processes)
+            if self.group is None:
+                return None
+            self.group.add(self.pid)
+        if self.group.processes() - {self.pid}:
+            raise ZygoteFailure("a process of a finished run is still in the zygote's cgroup")
+        self.group.set_limits(memory, processes)
+        return self.group
 
     def kill_run(self) -> None:
         pidfd = self.run_pidfd
@@ -297,6 +310,9 @@ class Zygote:
             pass
         self.proc.kill()
         self.proc.wait()
+        if self.group is not None:
+            self.group.destroy()
+            self.group = None
         self.ctrl.close()
         if self.proc.stderr is not None:
             self.proc.stderr.close()
@@ -339,13 +355,7 @@ class ZygotePool:
         zygote.kill()
 
     def run(
-        self,
-        files: Mapping[str, bytes],
-        stdin: bytes,
-        limits: Limits,
-        uid: int | None,
-        make_group: Callable[[], RunCgroup | None],
-        group_required: bool = False,
+        self, files: Mapping[str, bytes], stdin: bytes, limits: Limits, uid: int | None, cgroups: str = "auto"
     ) -> RunResult:
         program_files = {name: data for name, data in files.items() if name not in self.harness}
         request: dict[str, object] = {
@@ -356,15 +366,18 @@ class ZygotePool:
             "files": sorted(program_files),
         }
         for attempt in (1, 2):
-            group = make_group()
-            if group is None and group_required:
-                return RunResult(None, infra_error="local sandbox could not create the run's cgroup")
             try:
                 zygote = self._acquire()
             except ZygoteFailure as exc:
-                if group is not None:
-                    group.destroy()
                 return RunResult(None, infra_error=f"local sandbox: {exc}")
+            try:
+                group = zygote.group_for(limits) if cgroups != "off" else None
+            except (OSError, ZygoteFailure):
+                self._release(zygote, healthy=False)
+                continue
+            if group is None and cgroups == "required":
+                self._release(zygote, healthy=True)
+                return RunResult(None, infra_error="local sandbox could not create the run's cgroup")
             request["env"] = clean_env(zygote.scratch)
             try:
                 return self._run_once(zygote, request, program_files, stdin, limits, group)
@@ -372,10 +385,7 @@ class ZygotePool:
                 self._release(zygote, healthy=False)
                 if attempt == 2:
                     return RunResult(None, infra_error=f"local sandbox: the zygote failed: {exc}")
-            finally:
-                if group is not None:
-                    group.destroy()
-        raise AssertionError("unreachable")
+        return RunResult(None, infra_error="local sandbox: could not set up a zygote's cgroup")
 
     def _run_once(
         self,
@@ -392,10 +402,11 @@ class ZygotePool:
         stdin_r, stdin_w = os.pipe()
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
+        oom_before = group.oom_kills() if group is not None else 0
         memfds = [_memfd(name, files[name]) for name in request["files"]]  # type: ignore[attr-defined]
         ends = [stdin_r, out_w, err_w]
         try:
-            go_w = zygote.start_run(request, [*ends, *memfds], group)
+            go_w = zygote.start_run(request, [*ends, *memfds])
         except BaseException:
             for fd in (stdin_w, out_r, err_r):
                 os.close(fd)
@@ -427,11 +438,14 @@ class ZygotePool:
         finally:
             os.close(out_r)
             os.close(err_r)
+            oom = (
+                group is not None and group.oom_kills() > oom_before
+            )  # before a release may remove the group
             self._release(zygote, healthy)
         result = run_result("zygote", code, out, err, truncated, timed_out, time.monotonic() - start)
-        if broken is not None:
+        if broken is not None and not oom:  # (an OOM kill in the group is the run's doing, whoever died)
             return replace(result, infra_error=broken)
-        if group is not None and group.out_of_memory():
+        if oom:
             result = replace(result, memory_exceeded=True)
         return result
 

@@ -24,6 +24,7 @@ the interpreter's own.
 """
 
 import ctypes
+import gc
 import json
 import os
 import resource
@@ -194,12 +195,19 @@ def _run_child(request, fds):
             if os.path.isdir(directory) and not os.path.islink(directory):
                 _mount("rk-private", directory, "tmpfs", MS_NOSUID | MS_NODEV, size)
         _write_files(request["files"], fds[4:])
+        with open("/proc/self/oom_score_adj", "w") as fh:
+            fh.write("1000")  # in the cgroup it shares with its zygote, the run is the OOM killer's choice
         CTRL.sendmsg([b'{"op":"ready"}'])  # the host reads our pid from the socket's credentials
         if os.read(go_fd, 1) != b"1":
             os._exit(125)
         for fd, target in ((stdin_fd, 0), (stdout_fd, 1), (stderr_fd, 2)):
             os.dup2(fd, target)
-        os.closerange(3, 1 << 20)
+        for fd in os.listdir("/proc/self/fd"):  # cheaper than closing a million numbers
+            if int(fd) > 2:
+                try:
+                    os.close(int(fd))
+                except OSError:
+                    pass  # the listing's own fd
         os.chdir(SCRATCH)
         os.environ.clear()
         os.environ.update(request["env"])
@@ -250,6 +258,7 @@ def _serve_run(request, fds):
 
 
 def main():
+    gc.freeze()  # every fork would otherwise copy the pages the collector writes to (copy-on-write)
     CTRL.send(json.dumps({"op": "hello", "pid": os.getpid()}).encode())
     while True:
         message, fds, _, _ = socket.recv_fds(CTRL, 65536, 64)
