@@ -98,6 +98,8 @@ def _world_executable(path: str) -> bool:
 
 
 def zygote_argv(isolation: str, zygote_dir: str, ctrl_fd: int, seccomp: bytes | None) -> list[str]:
+    """No ``--die-with-parent``: the parent is the thread that started the zygote, and a worker thread may
+    end while its zygote serves others. A zygote exits when the host closes (or loses) its control socket."""
     filter_hex = seccomp.hex() if seccomp is not None else "-"
     if isolation == "bwrap":
         argv = [
@@ -107,7 +109,6 @@ def zygote_argv(isolation: str, zygote_dir: str, ctrl_fd: int, seccomp: bytes | 
             "--unshare-ipc",
             "--unshare-uts",
             "--unshare-cgroup-try",
-            "--die-with-parent",
             "--new-session",
             "--as-pid-1",
             *_system_binds(),
