@@ -9,7 +9,8 @@ thread watches the run: it stops reading past ``max_output_bytes`` per stream an
 tree at ``wall_time`` (the tree lives in its own PID namespace, whose init is the command, so
 killing it takes down every process the program started, daemons included).
 
-Nothing here is pre-forked: a run costs one bubblewrap start (a few milliseconds) plus the command.
+A generic run costs one bubblewrap start (a few milliseconds) plus the command. Code-harness runs are
+forked from a warm zygote per worker instead (:mod:`rewardkit.sandbox.local_zygote`), unless ``zygote=False``.
 """
 
 from __future__ import annotations
