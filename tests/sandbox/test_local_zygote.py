@@ -89,6 +89,17 @@ def probe():
             pass
     return leaks
 """
+ENV_PROBE = """
+import glob, os
+def probe():
+    found = os.environ.get("RK_ZYGOTE_TEST_SECRET", "")
+    for path in glob.glob("/proc/*/environ"):
+        try:
+            found += open(path, "rb").read().decode("latin-1")
+        except OSError:
+            pass
+    return "zygote-secret" in found
+"""
 TAMPER_REF = {"test": "def check(candidate):\n    assert candidate() == 1\n", "entry_point": "f"}
 PROBE_REF = {"test": "def check(candidate):\n    assert candidate() == []\n", "entry_point": "probe"}
 ISOLATIONS = ["bwrap", "unshare"]
@@ -124,6 +135,15 @@ def test_nothing_a_run_changes_reaches_the_next_run_or_the_zygote(isolation: str
         after = verifier.verify(PROBE, PROBE_REF)
         assert after.correct, after.details
         assert box._zygotes.idle() == [zygote], "the same zygote must have served all three runs"
+
+
+@pytest.mark.parametrize("isolation", ISOLATIONS)
+def test_the_callers_environment_is_not_in_any_run_process(isolation: str, monkeypatch) -> None:
+    monkeypatch.setenv("RK_ZYGOTE_TEST_SECRET", "zygote-secret")
+    reference = {"test": "def check(candidate):\n    assert candidate() is False\n", "entry_point": "probe"}
+    with _box(isolation) as box, rk.get_verifier("code", sandbox=box) as verifier:
+        verdict = verifier.verify(ENV_PROBE, reference)
+    assert verdict.correct, verdict
 
 
 @pytest.mark.parametrize("isolation", ISOLATIONS)

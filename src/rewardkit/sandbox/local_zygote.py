@@ -187,6 +187,9 @@ class Zygote:
                 pass_fds=(theirs.fileno(),),
                 start_new_session=True,
                 cwd="/",
+                # /proc/<pid>/environ of every fork shows the environment the zygote was exec'd with,
+                # whatever os.environ says later: nothing of the caller's may be in it (tokens, keys)
+                env=clean_env(self.scratch),
             )
         finally:
             theirs.close()
