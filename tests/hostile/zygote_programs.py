@@ -95,13 +95,20 @@ def f():
 
 
 def _verifier(isolation: str):
-    return rk.get_verifier("code", sandbox="local", sandbox_options={"isolation": isolation, "zygote": True},
-                           wall_time=6, workers=2)
+    return rk.get_verifier(
+        "code",
+        sandbox="local",
+        sandbox_options={"isolation": isolation, "zygote": True},
+        wall_time=6,
+        workers=2,
+    )
 
 
 @pytest.mark.hostile
 @pytest.mark.parametrize("isolation", ISOLATIONS)
-@pytest.mark.parametrize("attack", [SIGNAL_EVERYTHING, KILL_SUPERVISOR], ids=["signal-everything", "kill-supervisor"])
+@pytest.mark.parametrize(
+    "attack", [SIGNAL_EVERYTHING, KILL_SUPERVISOR], ids=["signal-everything", "kill-supervisor"]
+)
 def test_signals_reach_no_other_run_no_zygote_and_not_the_supervisor(isolation: str, attack: str) -> None:
     with _verifier(isolation) as verifier:
         verifier.verify_batch([SLOW_GOOD] * 2, [REF] * 2)  # two zygotes, warm

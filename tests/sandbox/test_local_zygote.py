@@ -185,7 +185,11 @@ def test_each_run_is_in_a_cgroup_of_its_own() -> None:
     ref = {"test": "def check(candidate):\n    assert 'rk-local-' in candidate()\n", "entry_point": "where"}
     with box, rk.get_verifier("code", sandbox=box) as verifier:
         verdict = verifier.verify(program, ref)
-    if not verdict.correct and os.path.isdir("/sys/fs/cgroup/memory") and not os.access("/sys/fs/cgroup/memory", os.W_OK):
+    if (
+        not verdict.correct
+        and os.path.isdir("/sys/fs/cgroup/memory")
+        and not os.access("/sys/fs/cgroup/memory", os.W_OK)
+    ):
         pytest.skip("no writable cgroup hierarchy here")
     assert verdict.correct, verdict
 

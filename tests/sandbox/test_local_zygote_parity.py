@@ -28,7 +28,9 @@ def test_humaneval_canonical_and_mutants_same_verdicts_with_and_without_the_zygo
             verdicts = verifier.verify_batch(programs, references)
         assert not any(v.is_infrastructure_failure for v in verdicts)
         seen[zygote] = [(v.correct, v.status, v.score) for v in verdicts]
-    differ = [(c.problem["task_id"], c.mutation, a, b) for c, a, b in zip(batch, seen[True], seen[False]) if a != b]
+    differ = [
+        (c.problem["task_id"], c.mutation, a, b) for c, a, b in zip(batch, seen[True], seen[False]) if a != b
+    ]
     assert differ == []
     canonical = [s for c, s in zip(batch, seen[True]) if c.mutation is None]
     assert len(canonical) == 164 and all(correct for correct, _, _ in canonical)
