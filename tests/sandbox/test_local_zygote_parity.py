@@ -28,8 +28,14 @@ def test_humaneval_canonical_and_mutants_same_verdicts_with_and_without_the_zygo
             verdicts = verifier.verify_batch(programs, references)
         assert not any(v.is_infrastructure_failure for v in verdicts)
         seen[zygote] = [(v.correct, v.status, v.score) for v in verdicts]
+    # Score and correctness must be identical. The status may differ only between the two resource limits:
+    # a program that grows until it runs out of memory (HumanEval/39's mutant, ~5 s) reaches the wall-clock
+    # limit first when the machine is loaded, whichever path runs it.
+    race = {"timeout", "memory_limit"}
     differ = [
-        (c.problem["task_id"], c.mutation, a, b) for c, a, b in zip(batch, seen[True], seen[False]) if a != b
+        (c.problem["task_id"], c.mutation, a, b)
+        for c, a, b in zip(batch, seen[True], seen[False])
+        if a[0] != b[0] or a[2] != b[2] or (a[1] != b[1] and {a[1], b[1]} != race)
     ]
     assert differ == []
     canonical = [s for c, s in zip(batch, seen[True]) if c.mutation is None]
