@@ -105,6 +105,16 @@ def _write_files(names, fds):
         os.close(fd)
 
 
+def _close_all_but(keep):
+    """Close every fd above 2 but ``keep`` (listing them: cheaper than closing a million numbers)."""
+    for fd in map(int, os.listdir("/proc/self/fd")):
+        if fd > 2 and fd not in keep:
+            try:
+                os.close(fd)
+            except OSError:
+                pass  # the listing's own fd, closed already
+
+
 def _forker(sock):
     """What the supervisor calls for a candidate process: ask the spawner, get the pid."""
 
@@ -160,13 +170,8 @@ def _become_runner(request, fds, spawner_fd, uid):
         os.close(spawner_fd)
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
-        keep = sorted(fd for fd in fds if fd > 2)
-        low = 3
-        for fd in [*keep, 1 << 20]:
-            if fd > low:
-                os.closerange(low, fd)
-            low = fd + 1
-        for fd in keep:
+        _close_all_but(fds)
+        for fd in fds:
             os.set_inheritable(fd, True)
         _drop_privileges(uid)
         LIBC.prctl(4, 1, 0, 0, 0)  # dumpable again, as an exec'd process of its own uid (PR_SET_DUMPABLE)
@@ -202,12 +207,7 @@ def _run_child(request, fds):
             os._exit(125)
         for fd, target in ((stdin_fd, 0), (stdout_fd, 1), (stderr_fd, 2)):
             os.dup2(fd, target)
-        for fd in os.listdir("/proc/self/fd"):  # cheaper than closing a million numbers
-            if int(fd) > 2:
-                try:
-                    os.close(int(fd))
-                except OSError:
-                    pass  # the listing's own fd
+        _close_all_but(())
         os.chdir(SCRATCH)
         os.environ.clear()
         os.environ.update(request["env"])
