@@ -10,7 +10,7 @@ tree at ``wall_time`` (the tree lives in its own PID namespace, whose init is th
 killing it takes down every process the program started, daemons included).
 
 A generic run costs one bubblewrap start (a few milliseconds) plus the command. Code-harness runs are
-forked from a warm zygote per worker instead (:mod:`rewardkit.sandbox.local_zygote`), unless ``zygote=False``.
+forked from a warm zygote per worker instead (:mod:`rewardkit.sandbox.local_zygote`, :mod:`.local_zygote_pool`), unless ``zygote=False``.
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ from rewardkit.sandbox.local_launch import (
 )
 from rewardkit.sandbox.local_pump import pump_fds, run_result
 from rewardkit.sandbox.local_tree_removal import remove_tree
-from rewardkit.sandbox.local_zygote import ZygotePool, is_harness_job
+from rewardkit.sandbox.local_zygote import is_harness_job
+from rewardkit.sandbox.local_zygote_pool import ZygotePool
 from rewardkit.sandbox.seccomp_bpf import deny_filter
 
 _UID_SPAN = 50_000
