@@ -260,7 +260,9 @@ def test_zygote_false_and_bad_values() -> None:
     with pytest.warns(RuntimeWarning), pytest.raises(rk.SandboxError, match="zygote=true needs"):
         LocalSandbox(isolation="rlimits", zygote=True)
     with pytest.warns(RuntimeWarning):
-        assert LocalSandbox(isolation="rlimits").zygote is False  # "auto": no namespaces, no zygote
+        assert LocalSandbox(isolation="rlimits", zygote="auto").zygote is False  # no namespaces, no zygote
+    with LocalSandbox() as box:
+        assert box.zygote is False  # the default (see docs/sandbox-local.md, "Warm zygote")
 
 
 def test_the_profile_has_a_fork_stage() -> None:

@@ -59,7 +59,8 @@ class LocalSandbox(Sandbox):
     we may make one), ``"off"``, or ``"required"`` (a SandboxError where we may not).
     ``zygote``: code-harness runs are forked from a warm zygote per worker (:mod:`.local_zygote`) instead
     of fork-exec'd: ``"auto"`` (where supported: as root, with bwrap or unshare), ``True`` (a SandboxError
-    where not supported) or ``False`` (every run fork-exec'd). Other commands are always fork-exec'd.
+    where not supported) or ``False`` (the default: every run fork-exec'd; see docs/sandbox-local.md for
+    why the zygote is not the default yet). Other commands are always fork-exec'd.
     """
 
     name = "local"
@@ -71,7 +72,7 @@ class LocalSandbox(Sandbox):
         limits: Limits | None = None,
         uid_base: int | None = None,
         cgroups: str = "auto",
-        zygote: bool | str = "auto",
+        zygote: bool | str = False,
     ) -> None:
         self.isolation = detect_isolation(isolation)
         if cgroups not in ("auto", "off", "required"):
