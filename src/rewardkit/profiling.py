@@ -36,6 +36,7 @@ PROBES: tuple[tuple[str, str, str], ...] = (
     ("code: prepare job", "rewardkit.verifiers.code_tests.verifier", "prepare_job"),
     ("code: sandbox run (start+fork+tests)", "rewardkit.sandbox.local.sandbox", "LocalSandbox.run"),
     ("code: local sandbox launch setup", "rewardkit.sandbox.local.sandbox", "LocalSandbox._launch"),
+    ("code: fork (job to zygote -> supervisor up)", "rewardkit.sandbox.local.zygote", "Zygote.start_run"),
     ("code: sandbox run (start+fork+tests)", "rewardkit.sandbox.docker.sandbox", "DockerSandbox.run"),
     ("code: result decode", "rewardkit.verifiers.code_tests.verifier", "parse_result"),
 )

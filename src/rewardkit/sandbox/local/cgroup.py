@@ -94,6 +94,29 @@ class RunCgroup:
         moves = " && ".join(f'echo $$ > "{d}/cgroup.procs"' for d in self.dirs)
         return ["sh", "-c", f'{moves} && exec "$@"', "rk-cgroup"]
 
+    def set_limits(self, memory_bytes: int, max_processes: int) -> None:
+        """New caps for the next run of a reused group (a warm zygote's)."""
+        names = ("memory.limit_in_bytes", "pids.max") if self.version == 1 else ("memory.max", "pids.max")
+        _write(os.path.join(self.dirs[0], names[0]), str(memory_bytes))
+        _write(os.path.join(self.dirs[-1], names[1]), str(max_processes))
+
+    def processes(self) -> set[int]:
+        return {int(p) for d in self.dirs for p in _read(os.path.join(d, "cgroup.procs")).split()}
+
+    def oom_kills(self) -> int:
+        """How many times the kernel's OOM killer ran in the group so far (a reused group: compare)."""
+        name = "memory.oom_control" if self.version == 1 else "memory.events"
+        for line in _read(os.path.join(self.dirs[0], name)).splitlines():
+            fields = line.split()
+            if len(fields) == 2 and fields[0] == "oom_kill":
+                return int(fields[1])
+        return 0
+
+    def add(self, pid: int) -> None:
+        """Move process ``pid`` (by its pid on this host) into the group; raises OSError if it cannot."""
+        for d in self.dirs:
+            _write(os.path.join(d, "cgroup.procs"), str(pid))
+
     def out_of_memory(self) -> bool:
         if self.version == 1:
             control = _read(os.path.join(self.dirs[0], "memory.oom_control"))

@@ -9,7 +9,8 @@ thread watches the run: it stops reading past ``max_output_bytes`` per stream an
 tree at ``wall_time`` (the tree lives in its own PID namespace, whose init is the command, so
 killing it takes down every process the program started, daemons included).
 
-Nothing here is pre-forked: a run costs one bubblewrap start (a few milliseconds) plus the command.
+A generic run costs one bubblewrap start (a few milliseconds) plus the command. Code-harness runs are
+forked from a warm zygote per worker instead (:mod:`rewardkit.sandbox.local.zygote`, :mod:`.zygote_pool`), unless ``zygote=False``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from __future__ import annotations
 import itertools
 import os
 import random
-import selectors
 import signal
 import subprocess
 import tempfile
@@ -39,8 +39,11 @@ from rewardkit.sandbox.local.launch import (
     rlimits_preexec,
     unshare_launch,
 )
+from rewardkit.sandbox.local.pump import pump_fds, run_result
 from rewardkit.sandbox.local.tree_removal import remove_tree
-from rewardkit.sandbox.run_checks import check_run, ran_out_of_memory
+from rewardkit.sandbox.local.zygote import is_harness_job
+from rewardkit.sandbox.local.zygote_pool import ZygotePool
+from rewardkit.sandbox.run_checks import check_run
 from rewardkit.sandbox.seccomp_bpf import deny_filter
 
 _UID_SPAN = 50_000
@@ -55,6 +58,10 @@ class LocalSandbox(Sandbox):
     ``uid_base``: first uid of the range runs get when we are root (one uid per run, rotating).
     ``cgroups``: ``"auto"`` (a cgroup per run capping the memory and processes of the whole run, where
     we may make one), ``"off"``, or ``"required"`` (a SandboxError where we may not).
+    ``zygote``: code-harness runs are forked from a warm zygote per worker (:mod:`.zygote`) instead
+    of fork-exec'd: ``"auto"`` (where supported: as root, with bwrap or unshare), ``True`` (a SandboxError
+    where not supported) or ``False`` (the default: every run fork-exec'd; see docs/sandbox-local.md for
+    why the zygote is not the default yet). Other commands are always fork-exec'd.
     """
 
     name = "local"
@@ -66,6 +73,7 @@ class LocalSandbox(Sandbox):
         limits: Limits | None = None,
         uid_base: int | None = None,
         cgroups: str = "auto",
+        zygote: bool | str = False,
     ) -> None:
         self.isolation = detect_isolation(isolation)
         if cgroups not in ("auto", "off", "required"):
@@ -100,6 +108,25 @@ class LocalSandbox(Sandbox):
         self._live: set[subprocess.Popen[bytes]] = set()
         self._lock = threading.Lock()
         self._closed = False
+        self._zygotes = self._zygote_pool(zygote)
+
+    def _zygote_pool(self, zygote: bool | str) -> ZygotePool | None:
+        if zygote not in (True, False, "auto"):
+            raise SandboxError(f"local sandbox: zygote must be true, false or 'auto', got {zygote!r}")
+        supported = self._root and self.isolation in ("bwrap", "unshare") and hasattr(os, "pidfd_open")
+        if zygote is True and not supported:
+            raise SandboxError(f"local sandbox: zygote=true needs root and isolation 'bwrap' or 'unshare' (this is "
+                               f"isolation {self.isolation!r}, {'root' if self._root else 'not root'}); set zygote: false")
+        return ZygotePool(self.isolation, self._seccomp) if zygote is not False and supported else None
+
+    @property
+    def zygote(self) -> bool:
+        """Whether code-harness runs are forked from warm zygotes."""
+        return self._zygotes is not None
+
+    def zygote_pids(self) -> set[int]:
+        """Host pids of this sandbox's warm zygotes (long-lived by design: not processes a run left)."""
+        return self._zygotes.pids() if self._zygotes is not None else set()
 
     # -- one run ---------------------------------------------------------------------------------
 
@@ -118,6 +145,8 @@ class LocalSandbox(Sandbox):
         if collect and self.isolation == "unshare":
             raise SandboxError("local sandbox: collect is not supported with isolation='unshare' (use bwrap)")
         uid = self._next_uid() if self._root and self.isolation != "rlimits" else None
+        if self._zygotes is not None and not collect and is_harness_job(command, blobs, self._zygotes.harness):
+            return self._zygotes.run(blobs, stdin or b"", limits, uid, self.cgroups)
         host_scratch = None
         fds: dict[str, int] = {}
         seccomp_fd: int | None = None
@@ -144,9 +173,7 @@ class LocalSandbox(Sandbox):
 
     def _execute_in_cgroup(self, launch: Launch, stdin: bytes | None, limits: Limits) -> RunResult:
         """:meth:`_execute` inside a cgroup of the run's own, where one can be made."""
-        group = None
-        if self.cgroups != "off":
-            group = RunCgroup.create(limits.memory_bytes + limits.max_scratch_bytes, limits.max_processes + 4)
+        group = self._new_group(limits)
         if group is None:
             if self.cgroups == "required":
                 return RunResult(None, infra_error="local sandbox could not create the run's cgroup")
@@ -157,6 +184,11 @@ class LocalSandbox(Sandbox):
         finally:
             group.destroy()
         return replace(result, memory_exceeded=True) if out_of_memory else result
+
+    def _new_group(self, limits: Limits) -> RunCgroup | None:
+        if self.cgroups == "off":
+            return None
+        return RunCgroup.create(limits.memory_bytes + limits.max_scratch_bytes, limits.max_processes + 4)
 
     def _next_uid(self) -> int:
         with self._lock:
@@ -203,26 +235,7 @@ class LocalSandbox(Sandbox):
             _kill_tree(proc)
             with self._lock:
                 self._live.discard(proc)
-        duration = time.monotonic() - start
-        if code is not None and code < 0:
-            sig, exit_code = -code, None
-        elif code is not None and code > 128 and not timed_out:
-            sig, exit_code = code - 128, code  # bwrap/unshare report a killed child as 128 + signal
-        else:
-            sig, exit_code = None, code
-        infra = _infra_failure(launch, code, err, duration)
-        memory = not timed_out and ran_out_of_memory(err)
-        return RunResult(
-            exit_code=None if timed_out else exit_code,
-            stdout=out,
-            stderr=err,
-            duration=duration,
-            timed_out=timed_out,
-            memory_exceeded=memory,
-            output_truncated=truncated,
-            signal=sig,
-            infra_error=infra,
-        )
+        return run_result(launch.argv[0], code, out, err, truncated, timed_out, time.monotonic() - start)
 
     def close(self) -> None:
         with self._lock:
@@ -230,6 +243,8 @@ class LocalSandbox(Sandbox):
             live = list(self._live)
         for proc in live:
             _kill_tree(proc, close_streams=False)
+        if self._zygotes is not None:
+            self._zygotes.close()
 
 
 def _memfd(name: str, data: bytes) -> int:
@@ -264,62 +279,9 @@ def _with_files(result: RunResult, root: str, collect: Sequence[str], cap: int) 
 
 
 def _pump(proc: subprocess.Popen[bytes], data: bytes, deadline: float, cap: int) -> tuple[bytes, bytes, bool, bool]:
-    """Feed stdin, read stdout/stderr up to ``cap`` bytes each, until both close or the deadline."""
     assert proc.stdin and proc.stdout and proc.stderr
-    out_fd, err_fd, stdin_fd = proc.stdout.fileno(), proc.stderr.fileno(), proc.stdin.fileno()
-    chunks: dict[int, list[bytes]] = {out_fd: [], err_fd: []}
-    sizes = dict.fromkeys(chunks, 0)
-    truncated = timed_out = False
-    sel = selectors.DefaultSelector()
-    for fd in chunks:
-        os.set_blocking(fd, False)
-        sel.register(fd, selectors.EVENT_READ)
-    view = memoryview(data)
-    if view:
-        os.set_blocking(stdin_fd, False)
-        sel.register(stdin_fd, selectors.EVENT_WRITE)
-    else:
-        proc.stdin.close()
-    open_reads = len(chunks)
-    try:
-        while open_reads and not truncated:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                timed_out = True
-                break
-            for key, _ in sel.select(min(left, 1.0)):
-                fd = key.fd
-                if fd == stdin_fd:
-                    try:
-                        view = view[os.write(fd, view[:65536]):]
-                    except OSError:
-                        view = view[:0]
-                    if not view:
-                        sel.unregister(fd)
-                        proc.stdin.close()
-                    continue
-                try:
-                    block = os.read(fd, 65536)
-                except BlockingIOError:
-                    continue
-                except OSError:  # closed under us by close()
-                    block = b""
-                if not block:
-                    sel.unregister(fd)
-                    open_reads -= 1
-                    continue
-                room = cap - sizes[fd]
-                if len(block) > room:
-                    block, truncated = block[:room], True
-                chunks[fd].append(block)
-                sizes[fd] += len(block)
-                if truncated:
-                    break
-    finally:
-        sel.close()
-        if not proc.stdin.closed:
-            proc.stdin.close()
-    return b"".join(chunks[out_fd]), b"".join(chunks[err_fd]), truncated, timed_out
+    return pump_fds(proc.stdin.fileno(), proc.stdin.close, proc.stdout.fileno(), proc.stderr.fileno(), data,
+                    deadline, cap)
 
 
 def _children(pid: int) -> list[int]:
@@ -365,19 +327,3 @@ def _kill_tree(proc: subprocess.Popen[bytes], close_streams: bool = True) -> Non
                 stream.close()
             except OSError:
                 pass
-
-
-def _infra_failure(launch: Launch, code: int | None, err: bytes, duration: float) -> str | None:
-    """An error of the isolation tool itself (bad bind, no namespaces), not of the program.
-
-    Only the first stderr line counts: the tools fail before the program starts, and a program that
-    prints ``bwrap: ...`` later must not pass its own failure off as the infrastructure's.
-    """
-    if code in (0, None):
-        return None
-    first = err[:2000].decode("utf-8", "replace").split("\n", 1)[0]
-    tools = ("bwrap: ", "unshare: ", "prlimit: ", "setpriv: ", "rk-setup: ", "rk-cgroup: ", "rk-seccomp: ", "mount: ",
-             "cp: ")
-    if first.startswith(tools):
-        return f"{launch.argv[0]} failed to set up the run: {first.strip()}"
-    return None

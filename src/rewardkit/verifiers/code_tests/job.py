@@ -21,6 +21,7 @@ capabilities (it makes itself non-dumpable), and report its own failures in ``Ru
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import secrets
 import threading
@@ -129,6 +130,7 @@ def normalize_reference(reference: Any, tolerance: float | str | None = "auto") 
     raise InvalidReference(f"reference must be test code (str) or a dict, got {type(reference).__name__}")
 
 
+@functools.lru_cache(maxsize=512)  # a GRPO group judges many programs against the same tests
 def _check_test_code(test: str, entry_point: str | None) -> None:
     try:
         with _AST_LOCK:
@@ -167,14 +169,20 @@ def prepare_job(
         _SOURCES = _harness_sources()
     spec = normalize_reference(reference, tolerance)
     if spec["mode"] == "function":
-        with _AST_LOCK:
-            spec.update(instrument(spec["test"], spec["entry_point"]))
+        spec.update(_instrumented(spec["test"], spec["entry_point"]))
     nonce = secrets.token_hex(16)
     job = {**spec, "nonce": nonce, "budget": harness_budget(limits.wall_time), "call_timeout": call_timeout,
            "max_output_bytes": limits.max_output_bytes}
     total = len(spec["inputs"]) if spec["mode"] == "io" else 0
     files = {**_SOURCES, "program.py": program.encode("utf-8", "surrogatepass")}
     return HarnessJob(COMMAND, files, json.dumps(job).encode(), limits, nonce, total)
+
+
+@functools.lru_cache(maxsize=512)
+def _instrumented(test: str, entry_point: str | None) -> dict[str, Any]:
+    """The instrumented tests (shared between jobs: only ever serialised, never changed)."""
+    with _AST_LOCK:
+        return instrument(test, entry_point)
 
 
 def _harness_report(job: HarnessJob, stdout: bytes) -> dict[str, Any] | None:

@@ -22,6 +22,10 @@ class Deadline(BaseException):
 _KEPT = {signal.SIGKILL, signal.SIGSTOP, signal.SIGCHLD, signal.SIGALRM}
 _SHIELDED: list[int] = []
 STARTED = [0]  # candidate processes started so far (after the first, a failure may be the candidate's doing)
+# Set by the local sandbox's warm zygote: [(runner path, fork, kept pids)], where fork(args, keep) returns the
+# pid of a forked runner (a child of ours) instead of an exec'd interpreter, and the kept pids (its spawner,
+# which the run cannot kill) are not waited for by ``sweep``. Empty everywhere else.
+FORKER: list = []
 
 
 def shield_signals() -> None:
@@ -57,14 +61,18 @@ def nondumpable() -> bool:
 class Child:
     """A spawned process; ``returncode`` as in subprocess (negative: killed by that signal)."""
 
-    def __init__(self, argv: list[str], *, stdin: int, stdout: int, stderr: int, keep: tuple[int, ...] = ()) -> None:
+    def __init__(self, argv: list[str], *, stdin: int, stdout: int, stderr: int, keep: tuple[int, ...] = (),
+                 pid: int | None = None) -> None:
+        self.returncode: int | None = None
+        STARTED[0] += 1
+        if pid is not None:  # already started (forked by the zygote's spawner)
+            self.pid = pid
+            return
         for fd in keep:
             os.set_inheritable(fd, True)
         actions = [(os.POSIX_SPAWN_DUP2, stdin, 0), (os.POSIX_SPAWN_DUP2, stdout, 1), (os.POSIX_SPAWN_DUP2, stderr, 2)]
         self.pid = os.posix_spawn(argv[0], argv, dict(os.environ), file_actions=actions, setsid=True,
                                   setsigdef=[*_SHIELDED, signal.SIGALRM])
-        STARTED[0] += 1
-        self.returncode: int | None = None
 
     def settle(self, status: int) -> None:
         self.returncode = os.waitstatus_to_exitcode(status)
@@ -89,6 +97,8 @@ class Child:
 
 
 def spawn_python(args: list[str], *, stdin: int, stdout: int, stderr: int, keep: tuple[int, ...] = ()) -> Child:
+    if FORKER and args and args[0] == FORKER[0][0]:
+        return Child(args, stdin=stdin, stdout=stdout, stderr=stderr, pid=FORKER[0][1](args, keep))
     return Child([sys.executable, "-I", "-S", "-B", *args], stdin=stdin, stdout=stdout, stderr=stderr, keep=keep)
 
 
@@ -106,6 +116,8 @@ def sweep(child: Child | None) -> None:
             except ChildProcessError:
                 break
             if pid == 0:
+                if FORKER and _only_kept_left(FORKER[0][2]):
+                    break
                 time.sleep(0.002)
             elif child is not None and pid == child.pid and child.returncode is None:
                 child.settle(status)
@@ -119,6 +131,11 @@ def sweep(child: Child | None) -> None:
             except OSError:
                 pass
         child.wait(2.0)
+
+
+def _only_kept_left(kept: tuple[int, ...]) -> bool:
+    """No process in our PID namespace but us and ``kept`` (zombies included: they are still listed)."""
+    return {int(entry) for entry in os.listdir("/proc") if entry.isdigit()} <= {os.getpid(), *kept}
 
 
 class Events:

@@ -1,0 +1,278 @@
+"""The warm zygote of the ``local`` sandbox (plain stdlib, runs INSIDE the sandbox's outer isolation).
+
+Started once per worker as ``python3 -I -S -B local_zygote_main.py DIR SCRATCH PRIVATE CTRL_FD SECCOMP_HEX``
+inside bubblewrap or ``unshare`` (no network, its own PID/IPC/UTS/mount namespaces), as root with only the
+capabilities it needs to build a run (SYS_ADMIN, SETUID, SETGID, KILL). It imports the code harness once,
+then serves runs from the host over a SOCK_SEQPACKET socket (``CTRL_FD``) and never reads a job itself:
+the job, the program and the result channel travel as fds the zygote hands on unread, so no fork of it
+holds another run's tests, nonce or program.
+
+Per run (``_serve_run``): ``unshare(CLONE_NEWPID)`` then fork, so the run's first process (the supervisor)
+is PID 1 of a PID namespace of its own and every process of the run dies with it. That process makes its
+own mount, IPC and UTS namespaces, remounts ``/proc``, mounts a fresh size-capped tmpfs as its scratch dir
+(and over every other world-writable dir), writes the files, tells the host it is ready (the host reads
+its pid from the socket's credentials and moves it into the run's cgroup), waits for the host's "go",
+takes the run's stdin/stdout/stderr, a clean environment and rlimits, drops to the run's uid (no
+capabilities, no_new_privs), loads the seccomp deny list, forks the *spawner* (below) and only then runs
+``code_supervisor.main()``, which reads the job from stdin.
+
+The spawner is a fork of the supervisor made before the job was read: it holds neither tests nor nonce.
+The supervisor asks it for each candidate process (``code_procs.FORKER``); it forks one whose parent
+becomes the supervisor (a double fork: the orphan goes to PID 1), with the runner's pipes as its only fds.
+Stdin/stdout programs (I/O tests) are still exec'd, as a fresh interpreter, since their exit semantics are
+the interpreter's own.
+"""
+
+import ctypes
+import gc
+import json
+import os
+import resource
+import socket
+import sys
+
+HARNESS, SCRATCH, PRIVATE, CTRL_FD, SECCOMP_HEX = sys.argv[1:6]
+sys.path.insert(0, HARNESS)
+
+import code_io_cases
+import code_procs
+import code_runner
+import code_supervisor
+import seccomp_bpf
+
+sys.path[:] = [p for p in sys.path if p != HARNESS]
+
+CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWPID = 0x00020000, 0x04000000, 0x08000000, 0x20000000
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 0x4000, 0x40000
+LIBC = ctypes.CDLL(None, use_errno=True)
+CTRL = socket.socket(fileno=int(CTRL_FD))
+PID_NS = os.open("/proc/self/ns/pid", os.O_RDONLY)
+LOAD_FILTER = seccomp_bpf.filter_installer(bytes.fromhex(SECCOMP_HEX)) if SECCOMP_HEX != "-" else None
+HARNESS_SOURCES = {}
+for _name in os.listdir(HARNESS):
+    if _name.startswith("code_") and _name.endswith(".py"):
+        with open(os.path.join(HARNESS, _name), "rb") as _fh:
+            HARNESS_SOURCES[_name] = _fh.read()
+RLIMITS = {
+    "cpu": resource.RLIMIT_CPU,
+    "as": resource.RLIMIT_AS,
+    "nproc": resource.RLIMIT_NPROC,
+    "fsize": resource.RLIMIT_FSIZE,
+    "nofile": resource.RLIMIT_NOFILE,
+    "core": resource.RLIMIT_CORE,
+}
+
+
+def _check(result, what):
+    if result != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"{what}: {os.strerror(errno)}")
+
+
+def _mount(source, target, fstype, flags, data=None):
+    _check(
+        LIBC.mount(
+            source and source.encode(),
+            target.encode(),
+            fstype and fstype.encode(),
+            ctypes.c_ulong(flags),
+            data and data.encode(),
+        ),
+        f"mount {target}",
+    )
+
+
+def _write_files(names, fds):
+    files = dict(HARNESS_SOURCES)
+    for name, fd in zip(names, fds):
+        chunks = []
+        while True:
+            block = os.read(fd, 1 << 20)
+            if not block:
+                break
+            chunks.append(block)
+        files[name] = b"".join(chunks)
+    for name, data in sorted(files.items()):
+        path = os.path.join(SCRATCH, name)
+        parent = os.path.dirname(path)
+        if not os.path.isdir(parent):
+            os.makedirs(parent, mode=0o1777)
+            os.chmod(parent, 0o1777)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.close(fd)
+
+
+def _close_all_but(keep):
+    """Close every fd above 2 but ``keep`` (listing them: cheaper than closing a million numbers)."""
+    for fd in map(int, os.listdir("/proc/self/fd")):
+        if fd > 2 and fd not in keep:
+            try:
+                os.close(fd)
+            except OSError:
+                pass  # the listing's own fd, closed already
+
+
+def _forker(sock):
+    """What the supervisor calls for a candidate process: ask the spawner, get the pid."""
+
+    def fork_runner(args, keep):
+        socket.send_fds(sock, [json.dumps({"args": args, "keep": list(keep)}).encode()], list(keep))
+        reply = sock.recv(64)
+        if not reply.isdigit():
+            raise OSError("the candidate spawner is gone")
+        return int(reply)
+
+    return fork_runner
+
+
+def _spawner(sock, uid):
+    """Loop of the spawner process: one candidate runner per request, until the supervisor hangs up."""
+    while True:
+        try:
+            message, fds, _, _ = socket.recv_fds(sock, 65536, 4)
+        except OSError:
+            os._exit(0)
+        if not message:
+            os._exit(0)
+        middle = os.fork()
+        if middle == 0:
+            child = os.fork()
+            if child == 0:
+                _become_runner(json.loads(message), fds, sock.fileno(), uid)
+            sock.send(str(child).encode())
+            os._exit(0)
+        for fd in fds:
+            os.close(fd)
+        os.waitpid(middle, 0)
+
+
+def _drop_privileges(uid):
+    """The run's uid, no capabilities, no_new_privs, the seccomp deny list: for good, in this process."""
+    if uid is not None:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)  # from root to another uid: every capability is gone
+    _check(LIBC.prctl(38, 1, 0, 0, 0), "no_new_privs")
+    if LOAD_FILTER is not None:
+        LOAD_FILTER()
+
+
+def _become_runner(request, fds, spawner_fd, uid):
+    """The candidate's process, as ``python3 -I -S -B code_runner.py PROGRAM READ WRITE`` would start."""
+    code = 1
+    try:
+        renumber = {str(old): str(new) for old, new in zip(request["keep"], fds)}
+        args = [renumber.get(arg, arg) for arg in request["args"]]
+        os.setsid()
+        os.close(spawner_fd)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        _close_all_but(fds)
+        for fd in fds:
+            os.set_inheritable(fd, True)
+        _drop_privileges(uid)
+        LIBC.prctl(4, 1, 0, 0, 0)  # dumpable again, as an exec'd process of its own uid (PR_SET_DUMPABLE)
+        sys.argv = [os.path.join(SCRATCH, "code_runner.py"), args[1], args[2], args[3]]
+        sys.path.insert(0, SCRATCH)
+        code_runner.main()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    except BaseException:  # noqa: BLE001, S110 - the runner's own failure ends its process, as an exec'd one would
+        pass
+    os._exit(code)
+
+
+def _run_child(request, fds):
+    """The run's PID 1: build its world, start the spawner, drop to the run's uid, become its supervisor."""
+    stdin_fd, stdout_fd, stderr_fd, go_fd = fds[:4]
+    uid = request.get("uid")
+    try:
+        _check(LIBC.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
+        _mount(None, "/", None, MS_REC | MS_PRIVATE)
+        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        size = f"size={int(request['scratch_bytes'])},mode=1777"
+        _mount("rk-scratch", SCRATCH, "tmpfs", MS_NOSUID | MS_NODEV, size)
+        for directory in filter(None, PRIVATE.split(",")):
+            if os.path.isdir(directory) and not os.path.islink(directory):
+                _mount("rk-private", directory, "tmpfs", MS_NOSUID | MS_NODEV, size)
+        _write_files(request["files"], fds[4:])
+        with open("/proc/self/oom_score_adj", "w") as fh:
+            fh.write("1000")  # in the cgroup it shares with its zygote, the run is the OOM killer's choice
+        CTRL.sendmsg([b'{"op":"ready"}'])  # the host reads our pid from the socket's credentials
+        if os.read(go_fd, 1) != b"1":
+            os._exit(125)
+        for fd, target in ((stdin_fd, 0), (stdout_fd, 1), (stderr_fd, 2)):
+            os.dup2(fd, target)
+        _close_all_but(())
+        os.chdir(SCRATCH)
+        os.environ.clear()
+        os.environ.update(request["env"])
+        for name, value in request["rlimits"].items():
+            resource.setrlimit(RLIMITS[name], (value[0], value[1]))
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        spawner = os.fork()
+        if spawner == 0:
+            # Still root: no run process can signal, trace or kill it (the supervisor's sweeps included);
+            # its forks drop to the run's uid before any candidate code runs.
+            ours.close()
+            devnull = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(devnull, 0)  # neither the job (stdin) nor the result channel (stdout)
+            os.dup2(2, 1)
+            os.close(devnull)
+            LIBC.prctl(4, 0, 0, 0, 0)
+            _spawner(theirs, uid)
+        theirs.close()
+        os.set_inheritable(ours.fileno(), False)
+        _drop_privileges(uid)
+    except BaseException as exc:  # noqa: BLE001 - a failure to build the run is the sandbox's, first stderr line
+        os.write(stderr_fd, f"rk-zygote: {type(exc).__name__}: {exc}\n".encode())
+        os._exit(125)
+    code_procs.FORKER[:] = [(os.path.join(SCRATCH, "code_runner.py"), _forker(ours), (spawner,))]
+    code_supervisor.HERE = SCRATCH
+    code_supervisor.PROGRAM = code_io_cases.PROGRAM = os.path.join(SCRATCH, "program.py")
+    code_supervisor.RUNNER = os.path.join(SCRATCH, "code_runner.py")
+    sys.path.insert(0, SCRATCH)
+    code_supervisor.main()
+    os._exit(0)
+
+
+def _serve_run(request, fds):
+    _check(LIBC.unshare(CLONE_NEWPID), "unshare(CLONE_NEWPID)")
+    try:
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _run_child(request, fds)
+            finally:
+                os._exit(125)
+    finally:
+        _check(LIBC.setns(PID_NS, CLONE_NEWPID), "setns")  # our next fork must start a namespace again
+        for fd in fds:
+            os.close(fd)
+    _, status = os.waitpid(pid, 0)
+    return status
+
+
+def main():
+    gc.freeze()  # every fork would otherwise copy the pages the collector writes to (copy-on-write)
+    CTRL.send(json.dumps({"op": "hello", "pid": os.getpid()}).encode())
+    while True:
+        message, fds, _, _ = socket.recv_fds(CTRL, 65536, 64)
+        if not message:
+            os._exit(0)
+        request = json.loads(message)
+        if request.get("op") != "run" or len(fds) != 4 + len(request.get("files", ())):
+            os._exit(3)
+        try:
+            status = _serve_run(request, fds)
+            CTRL.send(json.dumps({"op": "exit", "status": status}).encode())
+        except OSError as exc:
+            CTRL.send(json.dumps({"op": "error", "error": str(exc)}).encode())
+
+
+if __name__ == "__main__":
+    main()
