@@ -86,25 +86,32 @@ def main() -> None:
         def run_rk() -> list[bool]:
             return [v.correct for v in verifier.verify_batch([r[0] for r in rows], [r[1] for r in rows])]
 
-        variants = [("bare subprocess, no isolation (baseline)", best_of(args.repeats, run_bare)),
-                    (f"rk code verifier, local sandbox ({isolation})", best_of(args.repeats, run_rk))]
+        variants = [
+            ("bare subprocess, no isolation (baseline)", best_of(args.repeats, run_bare)),
+            (f"rk code verifier, local sandbox ({isolation})", best_of(args.repeats, run_rk)),
+        ]
 
     base_seconds = variants[0][1][0]
     lines = [
-        (f"Best of {args.repeats} runs per variant, {os.cpu_count()} CPUs ({platform.machine()}, Python "
-         f"{platform.python_version()}, load average {load:.1f} at the start), {args.workers} parallel workers "
-         f"in every variant. Ratios are against the bare-subprocess baseline measured in the same run."),
+        (
+            f"Best of {args.repeats} runs per variant, {os.cpu_count()} CPUs ({platform.machine()}, Python "
+            f"{platform.python_version()}, load average {load:.1f} at the start), {args.workers} parallel workers "
+            f"in every variant. Ratios are against the bare-subprocess baseline measured in the same run."
+        ),
         "",
-        (f"**{len(rows)} programs: {sum(expected)} HumanEval canonical solutions and "
-         f"{len(rows) - sum(expected)} 'return None' mutants, each judged by the problem's check().**"),
+        (
+            f"**{len(rows)} programs: {sum(expected)} HumanEval canonical solutions and "
+            f"{len(rows) - sum(expected)} 'return None' mutants, each judged by the problem's check().**"
+        ),
         "",
         "| variant | seconds | programs/s | throughput vs baseline | verdicts as expected |",
         "| --- | ---: | ---: | ---: | ---: |",
     ]
     for name, (seconds, outcome) in variants:
-        agree = sum(a == b for a, b in zip(outcome, expected)) / len(rows)
-        lines.append(f"| {name} | {seconds:.2f} | {len(rows) / seconds:,.1f} | {base_seconds / seconds:.2f}x "
-                     f"| {agree:.1%} |")
+        agree = sum(a == b for a, b in zip(outcome, expected, strict=False)) / len(rows)
+        lines.append(
+            f"| {name} | {seconds:.2f} | {len(rows) / seconds:,.1f} | {base_seconds / seconds:.2f}x | {agree:.1%} |"
+        )
     text = "\n".join(lines)
     print(text if args.markdown else text.replace("**", ""))
 

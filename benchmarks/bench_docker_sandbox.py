@@ -23,8 +23,8 @@ from pathlib import Path
 
 import rewardkit as rk
 from rewardkit.sandbox.base import Limits
-from rewardkit.sandbox.docker.pool import ContainerSpec
 from rewardkit.sandbox.docker.image_build import DEFAULT_IMAGE, docker_client
+from rewardkit.sandbox.docker.pool import ContainerSpec
 
 PROGRAM = "import json, math\nprint(json.dumps([math.factorial(n) % 97 for n in range(200)])[:20])\n"
 EXPECTED_PREFIX = b"[1, 1, 2, 6, 24, 23"
@@ -36,18 +36,28 @@ NOTE = (
 )
 SECTION = "## Docker sandbox (benchmarks/bench_docker_sandbox.py)"
 CODE_PROGRAM = "def total(xs):\n    return sum(xs)\n"
-CODE_TEST = {"test": "def check(candidate):\n    assert candidate([1, 2]) == 3\n    assert candidate([]) == 0\n",
-             "entry_point": "total"}
+CODE_TEST = {
+    "test": "def check(candidate):\n    assert candidate([1, 2]) == 3\n    assert candidate([]) == 0\n",
+    "entry_point": "total",
+}
 
 
 def cold_runs(n: int, threads: int) -> float:
     """Seconds for ``n`` programs, each in its own `docker run` with the pool's security settings."""
     client = docker_client()
-    spec = ContainerSpec(image=DEFAULT_IMAGE, memory_bytes=512 << 20, pids=64, cpus=1.0, tmpfs_bytes=64 << 20,
-                         shm_bytes=16 << 20, labels={"org.rewardkit.bench": "cold"})
+    spec = ContainerSpec(
+        image=DEFAULT_IMAGE,
+        memory_bytes=512 << 20,
+        pids=64,
+        cpus=1.0,
+        tmpfs_bytes=64 << 20,
+        shm_bytes=16 << 20,
+        labels={"org.rewardkit.bench": "cold"},
+    )
     base = spec.run_kwargs()
-    base.update(command=["python3", "-c", PROGRAM], user="1000:1000", cap_add=[],
-                log_config={"type": "json-file", "config": {}})  # the output is read back from the log
+    base.update(
+        command=["python3", "-c", PROGRAM], user="1000:1000", cap_add=[], log_config={"type": "json-file", "config": {}}
+    )  # the output is read back from the log
 
     def checked() -> None:
         container = client.containers.run(**base)
@@ -62,8 +72,9 @@ def cold_runs(n: int, threads: int) -> float:
 
 
 def pool_runs(n: int, threads: int, fresh: bool) -> float:
-    with rk.get_sandbox("docker", pool_size=threads, fresh_container_per_run=fresh,
-                        limits=Limits(wall_time=30, cpu_time=30)) as sb:
+    with rk.get_sandbox(
+        "docker", pool_size=threads, fresh_container_per_run=fresh, limits=Limits(wall_time=30, cpu_time=30)
+    ) as sb:
         sb.run(["python3", "-c", "pass"], {})  # every container is already warm; one run settles imports
 
         def one() -> None:
@@ -108,25 +119,37 @@ def best_of(repeats: int, fn, *args) -> float:
     return min(fn(*args) for _ in range(repeats))
 
 
-def render(rows: list[tuple[str, int, float]], verifier_rows: list[tuple[str, int, float]], threads: int,
-           repeats: int) -> str:
+def render(
+    rows: list[tuple[str, int, float]], verifier_rows: list[tuple[str, int, float]], threads: int, repeats: int
+) -> str:
     base = rows[0][1] / rows[0][2]
     load = os.getloadavg()[0]
     lines = [
-        SECTION, "",
-        (f"Best of {repeats} runs per variant, {os.cpu_count()} CPUs ({platform.machine()}, Python "
-        f"{platform.python_version()}, load average {load:.1f} at the end), {threads} programs at a time, "
-        f"image {DEFAULT_IMAGE}. Speed-ups are against a cold `docker run` per program with the same "
-        "security settings, measured in the same run."), "",
-        "**A small Python program (imports json and math, prints a line).**", "",
-        "| variant | programs | seconds | programs/s | speed-up |", "| --- | ---: | ---: | ---: | ---: |",
+        SECTION,
+        "",
+        (
+            f"Best of {repeats} runs per variant, {os.cpu_count()} CPUs ({platform.machine()}, Python "
+            f"{platform.python_version()}, load average {load:.1f} at the end), {threads} programs at a time, "
+            f"image {DEFAULT_IMAGE}. Speed-ups are against a cold `docker run` per program with the same "
+            "security settings, measured in the same run."
+        ),
+        "",
+        "**A small Python program (imports json and math, prints a line).**",
+        "",
+        "| variant | programs | seconds | programs/s | speed-up |",
+        "| --- | ---: | ---: | ---: | ---: |",
     ]
     for name, n, seconds in rows:
         rate = n / seconds
         lines.append(f"| {name} | {n} | {seconds:.2f} | {rate:.1f} | {rate / base:.2f}x |")
     lines += ["", NOTE]
-    lines += ["", "**The code verifier end to end (HumanEval-style check, two asserts; harness included).**", "",
-              "| sandbox | verdicts | seconds | verdicts/s |", "| --- | ---: | ---: | ---: |"]
+    lines += [
+        "",
+        "**The code verifier end to end (HumanEval-style check, two asserts; harness included).**",
+        "",
+        "| sandbox | verdicts | seconds | verdicts/s |",
+        "| --- | ---: | ---: | ---: |",
+    ]
     for name, n, seconds in verifier_rows:
         lines.append(f"| {name} | {n} | {seconds:.2f} | {n / seconds:.1f} |")
     lines.append("")

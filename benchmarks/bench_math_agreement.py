@@ -31,8 +31,12 @@ from fractions import Fraction
 from pathlib import Path
 
 SECTION = "## Math verifier vs math-verify (benchmarks/bench_math_agreement.py)"
-PATHOLOGICAL = [r"\boxed{9^{9^{9^{9}}}}", r"\boxed{(10^{10})!}", r"\boxed{2^{2^{2^{2^{2^{2}}}}}}",
-                r"The answer is $\boxed{10^{10^{10^{10}}}}$."]
+PATHOLOGICAL = [
+    r"\boxed{9^{9^{9^{9}}}}",
+    r"\boxed{(10^{10})!}",
+    r"\boxed{2^{2^{2^{2^{2^{2}}}}}}",
+    r"The answer is $\boxed{10^{10^{10^{10}}}}$.",
+]
 
 
 @dataclass(frozen=True)
@@ -59,8 +63,14 @@ def ordinary_rows(samples: int, seed: int) -> list[Row]:
     rng = random.Random(seed)
     rows: list[Row] = []
     makers: list[Callable[[random.Random, bool], Row]] = [
-        _boxed_fraction, _six_place_decimal, _unboxed_assignment, _prose_number, _statement_with_reason,
-        _gsm8k, _currency_thousands, _hedge,
+        _boxed_fraction,
+        _six_place_decimal,
+        _unboxed_assignment,
+        _prose_number,
+        _statement_with_reason,
+        _gsm8k,
+        _currency_thousands,
+        _hedge,
     ]
     for i in range(samples):
         wrong = rng.random() < 0.3
@@ -80,8 +90,10 @@ def _boxed_fraction(rng: random.Random, wrong: bool) -> Row:
     shown = value + Fraction(1, value.denominator) if wrong else value
     k = rng.randint(2, 5)
     form = rf"\frac{{{shown.numerator * k}}}{{{shown.denominator * k}}}" if rng.random() < 0.5 else _frac(shown)
-    text = (f"We add the two parts: the first gives {rng.randint(2, 9)} and the second the rest.\n"
-            f"Simplifying, the result is $\\boxed{{{form}}}$.")
+    text = (
+        f"We add the two parts: the first gives {rng.randint(2, 9)} and the second the rest.\n"
+        f"Simplifying, the result is $\\boxed{{{form}}}$."
+    )
     return Row("boxed fraction", _frac(value), text, not wrong)
 
 
@@ -119,8 +131,10 @@ def _gsm8k(rng: random.Random, wrong: bool) -> Row:
     price, count = rng.randint(2, 60), rng.randint(2, 30)
     said = price * count - (price if wrong else 0)
     text = f"Each ticket costs {price} dollars, and {count} tickets cost {price} * {count} = {said}.\n#### {said}"
-    gold = f"{count} tickets at {price} each: {price}*{count}=<<{price}*{count}={price * count}>>{price * count}\n" \
-           f"#### {price * count}"
+    gold = (
+        f"{count} tickets at {price} each: {price}*{count}=<<{price}*{count}={price * count}>>{price * count}\n"
+        f"#### {price * count}"
+    )
     return Row("gsm8k ####", gold, text, not wrong)
 
 
@@ -185,47 +199,68 @@ def main() -> None:
         ours_all, statuses, our_all_seconds = judge_rewardkit(verifier, everything)
         workers = verifier.pool.size
     theirs, their_seconds = judge_math_verify(ordinary)
-    theirs_patho, their_patho_seconds = judge_math_verify(everything[len(ordinary):])
+    theirs_patho, their_patho_seconds = judge_math_verify(everything[len(ordinary) :])
     their_all_seconds = their_seconds + their_patho_seconds
 
-    lines = [SECTION, "", (
-        f"{os.cpu_count()} CPUs ({platform.machine()}, Python {platform.python_version()}), load average "
-        f"{load:.1f} at the start (a shared machine), rewardkit pool of {workers} workers, seed {args.seed}. "
-        f"Both judges run in this one process on the same rows; math-verify gets the gold as `$gold$`."), ""]
+    lines = [
+        SECTION,
+        "",
+        (
+            f"{os.cpu_count()} CPUs ({platform.machine()}, Python {platform.python_version()}), load average "
+            f"{load:.1f} at the start (a shared machine), rewardkit pool of {workers} workers, seed {args.seed}. "
+            f"Both judges run in this one process on the same rows; math-verify gets the gold as `$gold$`."
+        ),
+        "",
+    ]
     lines += ["| rows | judge | agrees with the truth | seconds | speed-up |", "| --- | --- | ---: | ---: | ---: |"]
     n, m = len(ordinary), len(everything)
-    our_ok = sum(o == r.truth for o, r in zip(ours, ordinary))
-    their_ok = sum(t == r.truth for t, r in zip(theirs, ordinary))
+    our_ok = sum(o == r.truth for o, r in zip(ours, ordinary, strict=False))
+    their_ok = sum(t == r.truth for t, r in zip(theirs, ordinary, strict=False))
     lines.append(f"| {n} ordinary | math-verify loop | {their_ok}/{n} | {their_seconds:.2f} | 1.00x |")
-    lines.append(f"| {n} ordinary | rewardkit verify_batch | {our_ok}/{n} | {our_seconds:.2f} | "
-                 f"{their_seconds / our_seconds:.1f}x |")
-    our_all_ok = sum(o == r.truth for o, r in zip(ours_all, everything))
-    their_all_ok = their_ok + sum(t == r.truth for t, r in zip(theirs_patho, everything[n:]))
-    lines.append(f"| {n} + {m - n} pathological | math-verify loop | {their_all_ok}/{m} | {their_all_seconds:.2f} "
-                 f"| 1.00x |")
-    lines.append(f"| {n} + {m - n} pathological | rewardkit verify_batch | {our_all_ok}/{m} | "
-                 f"{our_all_seconds:.2f} | {their_all_seconds / our_all_seconds:.1f}x |")
-    right = [i for i, (t, r) in enumerate(zip(theirs, ordinary)) if t == r.truth]
+    lines.append(
+        f"| {n} ordinary | rewardkit verify_batch | {our_ok}/{n} | {our_seconds:.2f} | "
+        f"{their_seconds / our_seconds:.1f}x |"
+    )
+    our_all_ok = sum(o == r.truth for o, r in zip(ours_all, everything, strict=False))
+    their_all_ok = their_ok + sum(t == r.truth for t, r in zip(theirs_patho, everything[n:], strict=False))
+    lines.append(
+        f"| {n} + {m - n} pathological | math-verify loop | {their_all_ok}/{m} | {their_all_seconds:.2f} | 1.00x |"
+    )
+    lines.append(
+        f"| {n} + {m - n} pathological | rewardkit verify_batch | {our_all_ok}/{m} | "
+        f"{our_all_seconds:.2f} | {their_all_seconds / our_all_seconds:.1f}x |"
+    )
+    right = [i for i, (t, r) in enumerate(zip(theirs, ordinary, strict=False)) if t == r.truth]
     same = sum(ours[i] == theirs[i] for i in right)
-    lines += ["", (f"Identical verdicts on {same}/{len(right)} ordinary samples where math-verify is right; "
-              f"identical on {sum(o == t for o, t in zip(ours, theirs))}/{n} ordinary samples in all. "
-              f"Pathological statuses from rewardkit: {', '.join(statuses[n:])}. Of the ordinary samples, "
-              f"{ordinary_statuses.count('identical')} were written like the reference and settled in the "
-              f"caller's thread; the other {n - ordinary_statuses.count('identical')} went through the worker pool, "
-              f"where plain numbers are compared exactly without sympy. math-verify parses every completion and "
-              f"reference with its LaTeX grammar."), ""]
+    lines += [
+        "",
+        (
+            f"Identical verdicts on {same}/{len(right)} ordinary samples where math-verify is right; "
+            f"identical on {sum(o == t for o, t in zip(ours, theirs, strict=False))}/{n} ordinary samples in all. "
+            f"Pathological statuses from rewardkit: {', '.join(statuses[n:])}. Of the ordinary samples, "
+            f"{ordinary_statuses.count('identical')} were written like the reference and settled in the "
+            f"caller's thread; the other {n - ordinary_statuses.count('identical')} went through the worker pool, "
+            f"where plain numbers are compared exactly without sympy. math-verify parses every completion and "
+            f"reference with its LaTeX grammar."
+        ),
+        "",
+    ]
     lines += ["| kind | samples | rewardkit right | math-verify right |", "| --- | ---: | ---: | ---: |"]
     for kind in dict.fromkeys(r.kind for r in ordinary):
         idx = [i for i, r in enumerate(ordinary) if r.kind == kind]
-        lines.append(f"| {kind} | {len(idx)} | {sum(ours[i] == ordinary[i].truth for i in idx)} | "
-                     f"{sum(theirs[i] == ordinary[i].truth for i in idx)} |")
+        lines.append(
+            f"| {kind} | {len(idx)} | {sum(ours[i] == ordinary[i].truth for i in idx)} | "
+            f"{sum(theirs[i] == ordinary[i].truth for i in idx)} |"
+        )
     differing = [i for i in range(n) if ours[i] != theirs[i]]
     if differing:
         lines += ["", "Samples judged differently (truth, rewardkit, math-verify):", ""]
         for i in differing[:12]:
             r = ordinary[i]
-            lines.append(f"- {r.kind}: truth {int(r.truth)}, rewardkit {int(ours[i])}, math-verify "
-                         f"{int(theirs[i])}: `{' '.join(r.completion.split())[:110]}`")
+            lines.append(
+                f"- {r.kind}: truth {int(r.truth)}, rewardkit {int(ours[i])}, math-verify "
+                f"{int(theirs[i])}: `{' '.join(r.completion.split())[:110]}`"
+            )
     section = "\n".join(lines) + "\n"
     print(section)
     if args.write:

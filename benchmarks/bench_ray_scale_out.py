@@ -27,9 +27,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = {
-    "name": "bench", "combine": "sum",
-    "terms": [{"reward": "math_accuracy", "params": {"timeout": 20, "workers": 1}},
-              {"reward": "tag_format", "weight": 0.5}],
+    "name": "bench",
+    "combine": "sum",
+    "terms": [
+        {"reward": "math_accuracy", "params": {"timeout": 20, "workers": 1}},
+        {"reward": "tag_format", "weight": 0.5},
+    ],
 }
 CHEAP_SPEC = {"reward": "tag_format"}
 
@@ -39,14 +42,22 @@ def math_rows(count: int) -> list[dict]:
     for i in range(count):
         a, b = i % 97 + 3, i % 13 + 2
         answer = a * b if i % 4 else a * b + 1
-        rows.append({"prompt": f"{a}*{b}?", "answer": str(a * b),
-                     "completion": f"<think>{a}*{b}</think><answer>\\boxed{{\\frac{{{2 * answer}}}{{2}}}}</answer>"})
+        rows.append(
+            {
+                "prompt": f"{a}*{b}?",
+                "answer": str(a * b),
+                "completion": f"<think>{a}*{b}</think><answer>\\boxed{{\\frac{{{2 * answer}}}{{2}}}}</answer>",
+            }
+        )
     return rows
 
 
 def call(reward, rows: list[dict]) -> list:
-    return reward(prompts=[r["prompt"] for r in rows], completions=[r["completion"] for r in rows],
-                  answer=[r["answer"] for r in rows])
+    return reward(
+        prompts=[r["prompt"] for r in rows],
+        completions=[r["completion"] for r in rows],
+        answer=[r["answer"] for r in rows],
+    )
 
 
 def throughput(rows_count: int) -> None:
@@ -62,7 +73,11 @@ def throughput(rows_count: int) -> None:
         expected = call(local, rows)
         baseline = rows_count / (time.perf_counter() - start)
     print(f"| in-process (baseline, 1 math worker) | 1 | {baseline:.1f} | 1.00 | - |")
-    for label, nodes, remove in (("1 node", 1, False), ("2 nodes", 2, False), ("2 nodes, one removed mid-run", 2, True)):
+    for label, nodes, remove in (
+        ("1 node", 1, False),
+        ("2 nodes", 2, False),
+        ("2 nodes, one removed mid-run", 2, True),
+    ):
         cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
         extra = [cluster.add_node(num_cpus=1) for _ in range(nodes - 1)]
         cluster.wait_for_nodes()
@@ -77,7 +92,9 @@ def throughput(rows_count: int) -> None:
                     fleet = reward._fleet
                     dispatch, sent = fleet._dispatch, [0]
 
-                    def cue(chunks, pending, in_flight, stats, dispatch=dispatch, sent=sent, extra=extra, cluster=cluster):
+                    def cue(
+                        chunks, pending, in_flight, stats, dispatch=dispatch, sent=sent, extra=extra, cluster=cluster
+                    ):
                         dispatch(chunks, pending, in_flight, stats)
                         sent[0] = len(in_flight) + sum(o.attempts for o in stats.chunks)
                         if extra and sent[0] >= len(chunks) // 3:
@@ -90,9 +107,12 @@ def throughput(rows_count: int) -> None:
                 assert got == expected, "Ray results differ from in-process"
                 report = reward.last_report
                 per_node = ", ".join(str(n["rows"]) for n in report["nodes"].values())
-                print(f"| {label} | {len(report['actors'])} | {rows_count / seconds:.1f} | "
-                      f"{rows_count / seconds / baseline:.2f} | rows per node {per_node}; retried chunks "
-                      f"{report['retries']}, failed rows {report['failed_rows']} |", flush=True)
+                print(
+                    f"| {label} | {len(report['actors'])} | {rows_count / seconds:.1f} | "
+                    f"{rows_count / seconds / baseline:.2f} | rows per node {per_node}; retried chunks "
+                    f"{report['retries']}, failed rows {report['failed_rows']} |",
+                    flush=True,
+                )
         finally:
             ray.shutdown()
             cluster.shutdown()
@@ -102,8 +122,10 @@ def write_rows(path: Path, count: int) -> None:
     with path.open("w") as handle:
         for i in range(count):
             text = f"<think>step {i} " + "x" * 80 + f"</think><answer>{i % 7}</answer>"
-            handle.write(json.dumps({"id": i, "prompt": f"question {i} " + "y" * 60, "completion": text,
-                                     "answer": str(i % 7)}) + "\n")
+            handle.write(
+                json.dumps({"id": i, "prompt": f"question {i} " + "y" * 60, "completion": text, "answer": str(i % 7)})
+                + "\n"
+            )
 
 
 def rss_child(mode: str, spec_path: str, data: str, out: str, address: str) -> None:
@@ -116,13 +138,23 @@ def rss_child(mode: str, spec_path: str, data: str, out: str, address: str) -> N
     else:
         from rewardkit.cli.score import score
 
-        score.main(["-r", spec_path, "-i", data, "-o", out, "--no-progress", "--batch-size", "1000"],
-                   standalone_mode=False)
+        score.main(
+            ["-r", spec_path, "-i", data, "-o", out, "--no-progress", "--batch-size", "1000"], standalone_mode=False
+        )
         with open(out) as handle:
             samples = sum(1 for _ in handle)
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"mode": mode, "rows": samples, "peak_rss_mib": round(peak_mib, 1),
-                      "seconds": round(time.perf_counter() - start, 1)}), flush=True)
+    print(
+        json.dumps(
+            {
+                "mode": mode,
+                "rows": samples,
+                "peak_rss_mib": round(peak_mib, 1),
+                "seconds": round(time.perf_counter() - start, 1),
+            }
+        ),
+        flush=True,
+    )
 
 
 def rss(sizes: list[int]) -> None:
@@ -138,9 +170,20 @@ def rss(sizes: list[int]) -> None:
             data = tmp / f"rows_{size}.jsonl"
             write_rows(data, size)
             for mode in ("ray", "in-process"):
-                subprocess.run([sys.executable, __file__, "rss-child", mode, str(spec_path), str(data),
-                                str(tmp / f"out_{mode}_{size}.jsonl"), address],
-                               check=True, env={**os.environ, "RAY_ADDRESS": ""})
+                subprocess.run(
+                    [
+                        sys.executable,
+                        __file__,
+                        "rss-child",
+                        mode,
+                        str(spec_path),
+                        str(data),
+                        str(tmp / f"out_{mode}_{size}.jsonl"),
+                        address,
+                    ],
+                    check=True,
+                    env={**os.environ, "RAY_ADDRESS": ""},
+                )
             same = (tmp / f"out_ray_{size}.jsonl").read_bytes() == (tmp / f"out_in-process_{size}.jsonl").read_bytes()
             print(json.dumps({"rows": size, "outputs_identical": same}), flush=True)
     finally:

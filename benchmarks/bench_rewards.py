@@ -39,12 +39,16 @@ def math_rows(samples: int, seed: int, verbatim: bool) -> list[dict]:
     rng = random.Random(seed)
     rows = []
     for i in range(samples):
-        value = Fraction(rng.randint(-10**6, 10**6), rng.choice([1, 2, 4, 5, 8, 3, 7]))
+        value = Fraction(rng.randint(-(10**6), 10**6), rng.choice([1, 2, 4, 5, 8, 3, 7]))
         ref = str(value.numerator) if value.denominator == 1 else rf"\frac{{{value.numerator}}}{{{value.denominator}}}"
         shown = value + 1 if i % 4 == 3 else value
         k = rng.randint(2, 9)
         if verbatim:
-            form = str(shown.numerator) if shown.denominator == 1 else rf"\frac{{{shown.numerator}}}{{{shown.denominator}}}"
+            form = (
+                str(shown.numerator)
+                if shown.denominator == 1
+                else rf"\frac{{{shown.numerator}}}{{{shown.denominator}}}"
+            )
         elif shown.denominator in (2, 4, 5, 8) and i % 2:
             form = format(float(shown), "f").rstrip("0").rstrip(".")
         else:
@@ -53,8 +57,9 @@ def math_rows(samples: int, seed: int, verbatim: bool) -> list[dict]:
     return rows
 
 
-def best_of(repeats: int, run: Callable[[list[dict]], list], make_rows: Callable[[int], list[dict]],
-            first_seed: int) -> tuple[float, list, list[dict]]:
+def best_of(
+    repeats: int, run: Callable[[list[dict]], list], make_rows: Callable[[int], list[dict]], first_seed: int
+) -> tuple[float, list, list[dict]]:
     """Best time of ``repeats`` runs, each on fresh rows; the scores and rows of the first run."""
     times, first = [], None
     for r in range(repeats):
@@ -77,8 +82,16 @@ def main() -> None:
     import rewardkit as rk
 
     accuracy = rk.get_reward("math_accuracy")
-    composite = rk.build_reward({"combine": "sum", "terms": [
-        "math_accuracy", {"reward": "tag_format", "weight": 0.5}, {"reward": "repetition_penalty", "weight": 0.5}]})
+    composite = rk.build_reward(
+        {
+            "combine": "sum",
+            "terms": [
+                "math_accuracy",
+                {"reward": "tag_format", "weight": 0.5},
+                {"reward": "repetition_penalty", "weight": 0.5},
+            ],
+        }
+    )
     accuracy(completions=["\\boxed{1}"] * 4, answer=["2"] * 4)  # start the worker pool outside the timings
     verifier = accuracy.verifier
     lines = [
@@ -141,7 +154,7 @@ def run_cases(samples: int, verbatim: bool, repeats: int, accuracy, composite, v
     baseline_seconds = results[cases[0][0]][0]
     batched_scores = results[cases[2][0]][1]
     check = per_sample_verify(results[cases[2][0]][2])
-    agree = statistics.mean(float(a == b) for a, b in zip(check, batched_scores))
+    agree = statistics.mean(float(a == b) for a, b in zip(check, batched_scores, strict=False))
     lines = [
         "| variant | seconds | samples/s | speed-up |",
         "| --- | ---: | ---: | ---: |",
@@ -161,9 +174,9 @@ def write_section(path: Path, section: str, heading: str = SECTION) -> None:
     text = path.read_text() if path.exists() else "# Benchmarks\n\n"
     if heading in text:
         start = text.index(heading)
-        rest = text[start + len(heading):]
+        rest = text[start + len(heading) :]
         end = rest.find("\n## ")
-        text = text[:start] + section + (rest[end + 1:] if end >= 0 else "")
+        text = text[:start] + section + (rest[end + 1 :] if end >= 0 else "")
     else:
         text = text.rstrip("\n") + "\n\n" + section
     path.write_text(text.rstrip("\n") + "\n")

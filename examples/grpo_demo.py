@@ -30,8 +30,14 @@ def main() -> None:
     history = trainer.train()
     wall = time.time() - started
     summary = summarise_history(history)
-    summary.update({"config": args.config, "wall_seconds": round(wall, 1), "machine": platform.machine(),
-                    "evals": [h for h in history if any(k.startswith("eval") for k in h)]})
+    summary.update(
+        {
+            "config": args.config,
+            "wall_seconds": round(wall, 1),
+            "machine": platform.machine(),
+            "evals": [h for h in history if any(k.startswith("eval") for k in h)],
+        }
+    )
     out = Path(config.output_dir)
     warmup = out / "warmup-policy.json"
     if warmup.is_file():

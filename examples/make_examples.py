@@ -31,8 +31,12 @@ def math_problems(rng: random.Random, count: int) -> list[tuple[str, str, Fracti
     """(question, reference, value, worked reasoning) tuples of grade-school to high-school math."""
     out = []
     makers = [
-        lambda: _muffins(rng), lambda: _linear(rng), lambda: _percent(rng),
-        lambda: _simplify(rng), lambda: _triangular(rng), lambda: _speed(rng),
+        lambda: _muffins(rng),
+        lambda: _linear(rng),
+        lambda: _percent(rng),
+        lambda: _simplify(rng),
+        lambda: _triangular(rng),
+        lambda: _speed(rng),
     ]
     for i in range(count):
         out.append(makers[i % len(makers)]())
@@ -42,8 +46,10 @@ def math_problems(rng: random.Random, count: int) -> list[tuple[str, str, Fracti
 def _muffins(rng):
     a, b, c = rng.randint(12, 90), rng.randint(12, 90), rng.randint(2, 9)
     total = (a + b) * c
-    q = (f"A bakery sells {a} muffins in the morning and {b} in the afternoon, every day for {c} days. "
-         f"How many muffins does it sell in total?")
+    q = (
+        f"A bakery sells {a} muffins in the morning and {b} in the afternoon, every day for {c} days. "
+        f"How many muffins does it sell in total?"
+    )
     why = f"Each day it sells {a} + {b} = {a + b} muffins. Over {c} days that is {a + b} * {c} = {total}."
     return q, str(total), Fraction(total), why
 
@@ -96,8 +102,18 @@ def wrong_value(rng: random.Random, value: Fraction) -> Fraction:
 
 
 MATH_STYLES = [
-    "correct_tagged", "correct_boxed", "correct_decimal", "wrong_tagged", "hedged", "unformatted",
-    "chat_correct", "think_block", "empty_answer_tag", "trailing_text", "repetitive", "no_answer",
+    "correct_tagged",
+    "correct_boxed",
+    "correct_decimal",
+    "wrong_tagged",
+    "hedged",
+    "unformatted",
+    "chat_correct",
+    "think_block",
+    "empty_answer_tag",
+    "trailing_text",
+    "repetitive",
+    "no_answer",
 ]
 
 
@@ -161,8 +177,14 @@ MCQ_BANK = [
 ]
 
 MCQ_STYLES = [
-    "correct_tagged", "correct_statement", "option_text", "wrong", "hedged", "chat_correct",
-    "think_block", "unformatted_refusal",
+    "correct_tagged",
+    "correct_statement",
+    "option_text",
+    "wrong",
+    "hedged",
+    "chat_correct",
+    "think_block",
+    "unformatted_refusal",
 ]
 
 
@@ -196,33 +218,59 @@ def mcq_completion(style: str, rng: random.Random, options: list[str], gold: str
 
 
 CODE_TASKS = [
-    ("Write a function `add(a, b)` that returns the sum of two integers.", "add",
-     "def add(a, b):\n    return a + b",
-     "def add(a, b):\n    return a + b if a >= 0 else a - b",
-     ["add(1, 2) == 3", "add(0, 0) == 0", "add(-4, 1) == -3", "add(10, 5) == 15"]),
-    ("Write a function `is_palindrome(s)` that tells whether a string reads the same backwards.", "is_palindrome",
-     "def is_palindrome(s):\n    return s == s[::-1]",
-     "def is_palindrome(s):\n    return s[0] == s[-1]",
-     ["is_palindrome('racecar')", "not is_palindrome('abca')", "is_palindrome('a')", "not is_palindrome('abcda')"]),
-    ("Write a function `fib(n)` returning the n-th Fibonacci number (fib(0) = 0, fib(1) = 1).", "fib",
-     "def fib(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a",
-     "def fib(n):\n    return n if n < 3 else fib(n - 1) + fib(n - 2)",
-     ["fib(0) == 0", "fib(1) == 1", "fib(2) == 1", "fib(10) == 55"]),
-    ("Write a function `count_vowels(s)` that counts the vowels (a, e, i, o, u; any case) in a string.",
-     "count_vowels",
-     "def count_vowels(s):\n    return sum(ch in 'aeiou' for ch in s.lower())",
-     "def count_vowels(s):\n    return sum(ch in 'aeiou' for ch in s)",
-     ["count_vowels('hello') == 2", "count_vowels('HELLO') == 2", "count_vowels('xyz') == 0",
-      "count_vowels('Audio') == 4"]),
-    ("Write a function `max_of(xs)` that returns the largest element of a non-empty list.", "max_of",
-     "def max_of(xs):\n    best = xs[0]\n    for x in xs:\n        if x > best:\n"
-     "            best = x\n    return best",
-     "def max_of(xs):\n    return sorted(xs)[len(xs) // 2]",
-     ["max_of([3, 1, 2]) == 3", "max_of([-5, -2, -9]) == -2", "max_of([7]) == 7", "max_of([1, 9, 2, 8]) == 9"]),
+    (
+        "Write a function `add(a, b)` that returns the sum of two integers.",
+        "add",
+        "def add(a, b):\n    return a + b",
+        "def add(a, b):\n    return a + b if a >= 0 else a - b",
+        ["add(1, 2) == 3", "add(0, 0) == 0", "add(-4, 1) == -3", "add(10, 5) == 15"],
+    ),
+    (
+        "Write a function `is_palindrome(s)` that tells whether a string reads the same backwards.",
+        "is_palindrome",
+        "def is_palindrome(s):\n    return s == s[::-1]",
+        "def is_palindrome(s):\n    return s[0] == s[-1]",
+        ["is_palindrome('racecar')", "not is_palindrome('abca')", "is_palindrome('a')", "not is_palindrome('abcda')"],
+    ),
+    (
+        "Write a function `fib(n)` returning the n-th Fibonacci number (fib(0) = 0, fib(1) = 1).",
+        "fib",
+        "def fib(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a",
+        "def fib(n):\n    return n if n < 3 else fib(n - 1) + fib(n - 2)",
+        ["fib(0) == 0", "fib(1) == 1", "fib(2) == 1", "fib(10) == 55"],
+    ),
+    (
+        "Write a function `count_vowels(s)` that counts the vowels (a, e, i, o, u; any case) in a string.",
+        "count_vowels",
+        "def count_vowels(s):\n    return sum(ch in 'aeiou' for ch in s.lower())",
+        "def count_vowels(s):\n    return sum(ch in 'aeiou' for ch in s)",
+        [
+            "count_vowels('hello') == 2",
+            "count_vowels('HELLO') == 2",
+            "count_vowels('xyz') == 0",
+            "count_vowels('Audio') == 4",
+        ],
+    ),
+    (
+        "Write a function `max_of(xs)` that returns the largest element of a non-empty list.",
+        "max_of",
+        "def max_of(xs):\n    best = xs[0]\n    for x in xs:\n        if x > best:\n"
+        "            best = x\n    return best",
+        "def max_of(xs):\n    return sorted(xs)[len(xs) // 2]",
+        ["max_of([3, 1, 2]) == 3", "max_of([-5, -2, -9]) == -2", "max_of([7]) == 7", "max_of([1, 9, 2, 8]) == 9"],
+    ),
 ]
 
-CODE_STYLES = ["correct", "partial", "chat_correct", "syntax_error", "no_code", "think_then_code", "wrong",
-               "infinite_loop"]
+CODE_STYLES = [
+    "correct",
+    "partial",
+    "chat_correct",
+    "syntax_error",
+    "no_code",
+    "think_then_code",
+    "wrong",
+    "infinite_loop",
+]
 
 
 def code_completion(style: str, good: str, buggy: str):
@@ -256,8 +304,16 @@ def make_code(count: int) -> list[dict]:
         completion = code_completion(style, good, buggy)
         tests = "\n".join(f"assert {check}" for check in checks)
         prompt = question if isinstance(completion, str) else [{"role": "user", "content": question}]
-        rows.append({"id": f"code-{i:03d}", "task": "code", "style": style, "prompt": prompt,
-                     "completion": completion, "tests": tests})
+        rows.append(
+            {
+                "id": f"code-{i:03d}",
+                "task": "code",
+                "style": style,
+                "prompt": prompt,
+                "completion": completion,
+                "tests": tests,
+            }
+        )
     return rows
 
 
@@ -267,8 +323,16 @@ def make_math(rng: random.Random, count: int) -> list[dict]:
         style = MATH_STYLES[(i * 7) % len(MATH_STYLES)]
         completion = math_completion(style, rng, ref, value, why)
         prompt = question if isinstance(completion, str) else [{"role": "user", "content": question}]
-        rows.append({"id": f"math-{i:03d}", "task": "math", "style": style, "prompt": prompt,
-                     "completion": completion, "answer": ref})
+        rows.append(
+            {
+                "id": f"math-{i:03d}",
+                "task": "math",
+                "style": style,
+                "prompt": prompt,
+                "completion": completion,
+                "answer": ref,
+            }
+        )
     return rows
 
 
@@ -280,8 +344,17 @@ def make_mcq(rng: random.Random, count: int) -> list[dict]:
         completion = mcq_completion(style, rng, options, gold)
         prompt_text = mcq_prompt(question, options)
         prompt = prompt_text if isinstance(completion, str) else [{"role": "user", "content": prompt_text}]
-        rows.append({"id": f"mcq-{i:03d}", "task": "mcq", "style": style, "prompt": prompt,
-                     "completion": completion, "answer": gold, "options": options})
+        rows.append(
+            {
+                "id": f"mcq-{i:03d}",
+                "task": "mcq",
+                "style": style,
+                "prompt": prompt,
+                "completion": completion,
+                "answer": gold,
+                "options": options,
+            }
+        )
     return rows
 
 
@@ -295,7 +368,7 @@ def main(out_dir: Path = HERE) -> dict[str, int]:
     rng = random.Random(SEED)
     math_rows = make_math(rng, 240)
     mcq_rows = make_mcq(rng, 160)
-    mixed = [row for pair in zip(math_rows[:100], mcq_rows[:100]) for row in pair]
+    mixed = [row for pair in zip(math_rows[:100], mcq_rows[:100], strict=False) for row in pair]
     written = {"math.jsonl": math_rows, "mcq.jsonl": mcq_rows, "mixed.jsonl": mixed, "code.jsonl": make_code(40)}
     for name, rows in written.items():
         write_jsonl(out_dir / name, rows)

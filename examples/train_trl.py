@@ -24,8 +24,7 @@ import rewardkit as rk
 
 HERE = Path(__file__).resolve().parent
 SYSTEM = (
-    "Think step by step inside <think></think>, then give the final answer inside <answer></answer> "
-    "as \\boxed{...}."
+    "Think step by step inside <think></think>, then give the final answer inside <answer></answer> as \\boxed{...}."
 )
 SPEC = {
     "name": "math_reward",
@@ -50,7 +49,8 @@ def load_dataset(conversational: bool):
         seen.add(question)
         prompt = (
             [{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}]
-            if conversational else f"{SYSTEM}\n\n{question}\n"
+            if conversational
+            else f"{SYSTEM}\n\n{question}\n"
         )
         rows.append({"prompt": prompt, "answer": row["answer"]})
     return Dataset.from_list(rows)

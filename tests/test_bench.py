@@ -7,9 +7,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from rewardkit.cli.bench import HEADER, render
 from rewardkit.bench.runs import Row
 from rewardkit.cli import main
+from rewardkit.cli.bench import HEADER, render
 
 
 def test_render_says_what_falls_short_and_what_was_skipped():
@@ -32,14 +32,18 @@ def test_render_says_what_falls_short_and_what_was_skipped():
 @pytest.mark.slow
 def test_bench_quick_mcq_prints_one_table_and_writes_json(tmp_path):
     out = tmp_path / "sub" / "bench.json"
-    result = CliRunner().invoke(main, ["bench", "--quick", "--only", "mcq", "--profile", "--json", str(out)],
-                                catch_exceptions=False)
+    result = CliRunner().invoke(
+        main, ["bench", "--quick", "--only", "mcq", "--profile", "--json", str(out)], catch_exceptions=False
+    )
     assert result.exit_code == 0, result.output
     table = [line for line in result.stdout.splitlines() if line.startswith("| ")]
     assert table[0] == "| " + " | ".join(HEADER) + " |"
     names = [line.split(" | ")[0][2:] for line in table[2:]]
-    assert names == ["mcq: verify_batch, per core", "mcq: verify_batch vs verify() loop",
-                     "mcq: adversarial input, 2x size"]
+    assert names == [
+        "mcq: verify_batch, per core",
+        "mcq: verify_batch vs verify() loop",
+        "mcq: adversarial input, 2x size",
+    ]
     assert all(line.split(" | ")[-1].rstrip(" |") in ("yes", "NO") for line in table[2:])
     assert "identical verdicts" in result.stdout  # batch and loop agree verdict for verdict
     assert "mcq: extract" in result.stdout  # --profile: the stage table

@@ -29,23 +29,41 @@ def invoke(monkeypatch):
 
 # (name, arguments, expected correct, expected status, expected extracted)
 VERIFY_MCQ = [
-    ("options_given", ["--reference", "B", "--option", "Paris", "--option", "London", "Answer: (B)"],
-     True, "ok", "B"),
-    ("option_text_alone", ["-r", "B", "--option", "Paris", "--option", "London", "The answer is London."],
-     True, "ok", "B"),
+    ("options_given", ["--reference", "B", "--option", "Paris", "--option", "London", "Answer: (B)"], True, "ok", "B"),
+    (
+        "option_text_alone",
+        ["-r", "B", "--option", "Paris", "--option", "London", "The answer is London."],
+        True,
+        "ok",
+        "B",
+    ),
     ("hedge", ["-r", "B", "Answer: A or B"], False, "hedged", "A,B"),
     ("wrong_letter", ["-r", "B", r"Therefore the answer is $\boxed{C}$."], False, "ok", "C"),
     ("param_limits_letters", ["-r", "B", "-p", "max_options=4", "Answer: E"], False, "invalid_option", "E"),
-    ("context_as_json", ["-r", "B", "-c", 'options=["Paris", "London"]', "Answer: B) Paris"],
-     False, "option_mismatch", "B"),
+    (
+        "context_as_json",
+        ["-r", "B", "-c", 'options=["Paris", "London"]', "Answer: B) Paris"],
+        False,
+        "option_mismatch",
+        "B",
+    ),
     ("no_answer", ["-r", "B", "I would need a map."], False, "no_answer", None),
     ("mmlu_index_reference", ["-r", "1", "--option", "Paris", "--option", "London", "Answer: B"], True, "ok", "B"),
-    ("mmlu_choices_json", ["-r", "0", "--choices", '["Paris", "London"]', "The answer is London"],
-     False, "ok", "B"),
-    ("arc_digit_labels", ["-r", "2", "--option", "Paris", "--option", "London", "--label", "1", "--label", "2",
-                          "Answer: (2)"], True, "ok", "B"),
-    ("arc_choices_json", ["-r", "1", "--choices", '{"text": ["Paris", "London"], "label": ["1", "2"]}',
-                          "The answer is 2"], False, "ok", "B"),
+    ("mmlu_choices_json", ["-r", "0", "--choices", '["Paris", "London"]', "The answer is London"], False, "ok", "B"),
+    (
+        "arc_digit_labels",
+        ["-r", "2", "--option", "Paris", "--option", "London", "--label", "1", "--label", "2", "Answer: (2)"],
+        True,
+        "ok",
+        "B",
+    ),
+    (
+        "arc_choices_json",
+        ["-r", "1", "--choices", '{"text": ["Paris", "London"], "label": ["1", "2"]}', "The answer is 2"],
+        False,
+        "ok",
+        "B",
+    ),
 ]
 
 
@@ -73,8 +91,10 @@ def test_verify_reads_the_completion_from_stdin(invoke):
         (["verify", "mcq", "-r", "B", "-c", 'options="Paris"', "Answer: B"], "options must be a list"),
         (["verify", "mcq", "-r", "B", "-p", "max_options", "Answer: B"], "expected KEY=VALUE"),
         (["verify", "mcq", "Answer: B"], "Missing option '--reference'"),
-        (["verify", "math", "-r", "2", "-p", "timeout=abc", "2"],
-         "timeout: expected a number (a parameter of verifier 'math'), got str 'abc'"),
+        (
+            ["verify", "math", "-r", "2", "-p", "timeout=abc", "2"],
+            "timeout: expected a number (a parameter of verifier 'math'), got str 'abc'",
+        ),
         (["verify", "math", "-r", "2", "-p", "timeout=0", "2"], "timeout must be a positive number"),
         (["verify", "math", "-r", "2", "-p", "workers=1.5", "2"], "workers: expected an integer or null"),
         (["verify", "mcq", "-r", "B", "-p", "lowercase=maybe", "Answer: B"], "lowercase: expected true or false"),
@@ -147,8 +167,9 @@ def test_installed_console_script_runs():
     script = Path(sys.executable).parent / "rewardkit"
     command = [str(script)] if script.exists() else [sys.executable, "-m", "rewardkit.cli"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("REWARDKIT_")}
-    done = subprocess.run([*command, "verify", "mcq", "-r", "A", "(a)"], check=False, capture_output=True,
-                          text=True, timeout=120, env=env)
+    done = subprocess.run(
+        [*command, "verify", "mcq", "-r", "A", "(a)"], check=False, capture_output=True, text=True, timeout=120, env=env
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["correct"] is True
     done = subprocess.run([*command, "--help"], check=False, capture_output=True, text=True, timeout=120, env=env)

@@ -42,9 +42,7 @@ def _unit(module: str) -> tuple[int, str]:
     best: tuple[int, str] | None = None
     for index, units in enumerate(LAYERS):
         for unit in units:
-            if (module == unit or module.startswith(unit + ".")) and (
-                best is None or len(unit) > len(best[1])
-            ):
+            if (module == unit or module.startswith(unit + ".")) and (best is None or len(unit) > len(best[1])):
                 best = (index, unit)
     assert best is not None and (best[1] != "rewardkit" or module in ROOT_MODULES), (
         f"{module} is in no layer: add its package to LAYERS"
@@ -60,9 +58,7 @@ def _is_module(name: str) -> bool:
 def _imported(tree: ast.AST, module: str) -> list[tuple[int, str]]:
     found = []
     package = (
-        module
-        if (SRC.parent.joinpath(*module.split(".")) / "__init__.py").is_file()
-        else module.rpartition(".")[0]
+        module if (SRC.parent.joinpath(*module.split(".")) / "__init__.py").is_file() else module.rpartition(".")[0]
     )
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -109,9 +105,7 @@ def test_the_plugin_layer_imports_only_the_error_module() -> None:
 
 
 def test_the_check_catches_an_upward_import(tmp_path: Path) -> None:
-    tree = ast.parse(
-        "def f():\n    from rewardkit.scoring.build import build_reward\n    import rewardkit as rk\n"
-    )
+    tree = ast.parse("def f():\n    from rewardkit.scoring.build import build_reward\n    import rewardkit as rk\n")
     targets = [t for _, t in _imported(tree, "rewardkit.rewards.spec")]
     assert targets == ["rewardkit.scoring.build", "rewardkit"]
     assert all(_unit(t)[0] > _unit("rewardkit.rewards.spec")[0] for t in targets)

@@ -78,9 +78,7 @@ def test_every_caller_names_the_file_line_and_why(tmp_path, line, why):
 
 def test_training_prompts_keep_a_line_separator_inside_a_string(tmp_path):
     path = tmp_path / "d.jsonl"
-    path.write_text(
-        "".join(json.dumps({"prompt": f"a\u2028{i}"}, ensure_ascii=False) + "\n" for i in range(3))
-    )
+    path.write_text("".join(json.dumps({"prompt": f"a\u2028{i}"}, ensure_ascii=False) + "\n" for i in range(3)))
     train, _ = load_examples(DataConfig(path=str(path), eval_size=0), seed=0)
     assert sorted(r["prompt"] for r in train) == [f"a\u2028{i}" for i in range(3)]
 

@@ -40,7 +40,9 @@ def test_collect_times_mcq_and_math_stages_and_removes_its_probes():
 
 
 def test_one_profile_at_a_time_and_missing_probes_are_listed(monkeypatch):
-    monkeypatch.setattr(profiling, "PROBES", (("gone", "rewardkit.verifiers.math_answer.verifier", "no_such_function"),))
+    monkeypatch.setattr(
+        profiling, "PROBES", (("gone", "rewardkit.verifiers.math_answer.verifier", "no_such_function"),)
+    )
     with profiling.collect() as profile, pytest.raises(RuntimeError, match="already being collected"):
         profiling.start()
     assert profile.not_instrumented == ["rewardkit.verifiers.math_answer.verifier:no_such_function"]
@@ -51,9 +53,16 @@ def test_score_profile_prints_the_stages(tmp_path):
     from rewardkit.rewards.verifier_rewards import clear_verdict_memo
 
     clear_verdict_memo()  # verdicts remembered from an earlier test would not be extracted again
-    result = CliRunner().invoke(main, ["score", "--reward", "mcq_accuracy", "--input", str(EXAMPLES / "mcq.jsonl"),
-                                       "--no-progress", "--profile"], catch_exceptions=False)
+    result = CliRunner().invoke(
+        main,
+        ["score", "--reward", "mcq_accuracy", "--input", str(EXAMPLES / "mcq.jsonl"), "--no-progress", "--profile"],
+        catch_exceptions=False,
+    )
     assert result.exit_code == 0, result.output
     assert "profile:" in result.stderr and "mcq: extract" in result.stderr
-    assert "profile:" not in CliRunner().invoke(
-        main, ["score", "--reward", "mcq_accuracy", "--input", str(EXAMPLES / "mcq.jsonl"), "--no-progress"]).stderr
+    assert (
+        "profile:"
+        not in CliRunner()
+        .invoke(main, ["score", "--reward", "mcq_accuracy", "--input", str(EXAMPLES / "mcq.jsonl"), "--no-progress"])
+        .stderr
+    )

@@ -13,10 +13,7 @@ TESTS = Path(__file__).parent
 
 
 def hookspec_names() -> list[str]:
-    return sorted(
-        name for name, fn in vars(hookspecs).items()
-        if callable(fn) and hasattr(fn, f"{PROJECT_NAME}_spec")
-    )
+    return sorted(name for name, fn in vars(hookspecs).items() if callable(fn) and hasattr(fn, f"{PROJECT_NAME}_spec"))
 
 
 def test_all_is_sorted_unique_and_importable():
@@ -36,8 +33,17 @@ def test_the_documented_entry_points_are_public():
 
 
 def test_the_reward_authoring_api_is_public():
-    authoring = ("Reward", "Scored", "Batch", "Combinator", "reward_factory", "completion_text", "Status",
-                 "RewardError", "score_rows")
+    authoring = (
+        "Reward",
+        "Scored",
+        "Batch",
+        "Combinator",
+        "reward_factory",
+        "completion_text",
+        "Status",
+        "RewardError",
+        "score_rows",
+    )
     for name in authoring:
         assert name in rewardkit.__all__, name
 
@@ -46,7 +52,8 @@ def test_all_lists_every_public_name_the_package_root_defines():
     import types
 
     public = {
-        name for name, obj in vars(rewardkit).items()
+        name
+        for name, obj in vars(rewardkit).items()
         if not name.startswith("_") and not isinstance(obj, types.ModuleType)
     }
     assert public == set(rewardkit.__all__)

@@ -63,12 +63,16 @@ class Profile:
 
     def rows(self) -> list[tuple[str, int, float, float]]:
         """(stage, calls, total seconds, mean milliseconds per call), slowest first."""
-        return sorted(((name, int(calls), total, 1000 * total / calls) for name, (calls, total) in self.totals.items()),
-                      key=lambda row: -row[2])
+        return sorted(
+            ((name, int(calls), total, 1000 * total / calls) for name, (calls, total) in self.totals.items()),
+            key=lambda row: -row[2],
+        )
 
     def render(self) -> str:
-        lines = [f"profile: {self.seconds:.2f} s wall (stages on several threads can sum to more)",
-                 f"{'stage':<40} {'calls':>8} {'total s':>9} {'mean ms':>9}"]
+        lines = [
+            f"profile: {self.seconds:.2f} s wall (stages on several threads can sum to more)",
+            f"{'stage':<40} {'calls':>8} {'total s':>9} {'mean ms':>9}",
+        ]
         lines += [f"{name:<40} {calls:>8} {total:>9.3f} {mean:>9.3f}" for name, calls, total, mean in self.rows()]
         if not self.rows():
             lines.append("(no instrumented stage ran)")

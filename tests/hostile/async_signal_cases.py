@@ -11,13 +11,14 @@ from rewardkit.sandbox.seccomp_bpf import FCNTL, IOCTL
 
 COLUMN = {"x86_64": 0, "aarch64": 1}[os.uname().machine]
 EPERM = 1
-ROUTES = ("F_SETOWN", "F_SETOWN_EX", "F_SETSIG", "FIOSETOWN", "SIOCSPGRP", "F_SETOWN_high_word",
-          "FIOSETOWN_high_word")
+ROUTES = ("F_SETOWN", "F_SETOWN_EX", "F_SETSIG", "FIOSETOWN", "SIOCSPGRP", "F_SETOWN_high_word", "FIOSETOWN_high_word")
 
 # Each route aims SIGIO (or, through F_SETSIG, SIGKILL) at a forked victim that keeps SIGIO's default
 # action (terminate): were any route open, the victim would die once data arrives on the O_ASYNC socket.
 # Prints {route: errno, ...} plus what ordinary fcntl/ioctl commands returned and whether the victim lives.
-ATTEMPT = f"NR_FCNTL, NR_IOCTL = {FCNTL[COLUMN]}, {IOCTL[COLUMN]}\n" + r"""
+ATTEMPT = (
+    f"NR_FCNTL, NR_IOCTL = {FCNTL[COLUMN]}, {IOCTL[COLUMN]}\n"
+    + r"""
 import ctypes, fcntl, json, os, signal, socket, struct, time
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
@@ -80,9 +81,15 @@ out["ordinary"] = [
 ]
 print(json.dumps(out))
 """
+)
 
-EXPECTED = {**dict.fromkeys(ROUTES, EPERM), "async_on": [0] * len(ROUTES), "owners": [0] * len(ROUTES),
-            "victim_alive": True, "ordinary": [0] * 7}
+EXPECTED = {
+    **dict.fromkeys(ROUTES, EPERM),
+    "async_on": [0] * len(ROUTES),
+    "owners": [0] * len(ROUTES),
+    "victim_alive": True,
+    "ordinary": [0] * 7,
+}
 
 # What CPython does all day: asyncio (its self-pipe, signal wakeup fd, a TCP echo and a subprocess),
 # subprocess, multiprocessing (fork and spawn), selectors, socket timeouts. Prints one JSON list.

@@ -134,22 +134,34 @@ def private_tmp_script(extra_paths: list[str] | None = None) -> str:
     return " && ".join(steps)
 
 
-def run_inside(argv: list[str], *, env: dict[str, str], timeout: float, pids_max: int = 1024,
-               memory_bytes: int = 6 << 30, cwd: str | None = None,
-               stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def run_inside(
+    argv: list[str],
+    *,
+    env: dict[str, str],
+    timeout: float,
+    pids_max: int = 1024,
+    memory_bytes: int = 6 << 30,
+    cwd: str | None = None,
+    stdin: str | None = None,
+) -> subprocess.CompletedProcess[str]:
     """Run ``argv`` inside a fresh boundary; kill everything left in it afterwards."""
     group = Cgroup.create(pids_max, memory_bytes)
     token = uuid.uuid4().hex
     inner = f'ip link set lo up 2>/dev/null; {private_tmp_script([cwd] if cwd else [])} && exec "$@"'
     script = (
-        f'{group.enter_command()} && exec unshare --pid --fork --kill-child --mount-proc --net --mount -- '
-        f'sh -c \'{inner}\' rk-boundary "$@"'
+        f"{group.enter_command()} && exec unshare --pid --fork --kill-child --mount-proc --net --mount -- "
+        f"sh -c '{inner}' rk-boundary \"$@\""
     )
     try:
         return subprocess.run(
             ["sh", "-c", script, "rk-enter", *argv],
             env={**env, MARKER_ENV: token, "RK_HOSTILE_CGROUP": os.path.basename(group.dirs[0])},
-            capture_output=True, text=True, timeout=timeout, cwd=cwd, check=False, input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=cwd,
+            check=False,
+            input=stdin,
         )
     finally:
         group.destroy()

@@ -28,7 +28,9 @@ from rewardkit.sandbox.local.sandbox import LocalSandbox
 DEPTH = 5000
 BAIT_DIR = "/tmp/rk-deep-tree-bait"  # a host dir (the boundary's /tmp) the program links to: never followed
 # mkdir + chdir in a loop: each step is relative, so the depth is not bounded by PATH_MAX
-DEEP_TREE = f"DEPTH, BAIT = {DEPTH}, {BAIT_DIR!r}\n" + r"""
+DEEP_TREE = (
+    f"DEPTH, BAIT = {DEPTH}, {BAIT_DIR!r}\n"
+    + r"""
 import json, os
 top = os.getcwd()
 os.mkdir("deep")
@@ -55,6 +57,7 @@ os.chmod("readonly", 0o500)
 open("out.txt", "w").write("collected")
 print(json.dumps({"depth": DEPTH}))
 """
+)
 ANSWER = "\ndef f(x):\n    return 2 * x + 1\n"
 WRONG = "\ndef f(x):\n    return 2 * x\n"
 REFERENCE = "assert f(2) == 5\nassert f(10) == 21\n"

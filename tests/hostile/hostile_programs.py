@@ -24,8 +24,14 @@ if _why_not is not None:
 import rewardkit as rk
 
 WALL = 3.0
-SETTINGS = {"wall_time": WALL, "memory_bytes": 256 << 20, "max_processes": 16, "max_output_bytes": 256 << 10,
-            "max_scratch_bytes": 16 << 20, "max_file_bytes": 8 << 20}
+SETTINGS = {
+    "wall_time": WALL,
+    "memory_bytes": 256 << 20,
+    "max_processes": 16,
+    "max_output_bytes": 256 << 10,
+    "max_scratch_bytes": 16 << 20,
+    "max_file_bytes": 8 << 20,
+}
 
 
 def _processes() -> dict[int, str]:
@@ -45,8 +51,11 @@ def _new_processes(before: dict[int, str], settle: float = 5.0, zygotes=None) ->
     end = time.monotonic() + settle
     while True:
         kept = zygotes.zygote_pids() if zygotes is not None else set()
-        extra = {pid: cmd for pid, cmd in _processes().items()
-                 if pid not in before and pid != os.getpid() and pid not in kept}
+        extra = {
+            pid: cmd
+            for pid, cmd in _processes().items()
+            if pid not in before and pid != os.getpid() and pid not in kept
+        }
         extra = {pid: cmd for pid, cmd in extra.items() if cmd}  # zombies have an empty cmdline
         if not extra or time.monotonic() > end:
             return extra
@@ -129,7 +138,7 @@ def test_whole_suite_in_one_parallel_batch_then_a_good_solution(verifier, listen
     started = time.monotonic()
     verdicts = verifier.verify_batch(programs, [c.reference for c in CASES])
     elapsed = time.monotonic() - started
-    for case, verdict in zip(CASES, verdicts):
+    for case, verdict in zip(CASES, verdicts, strict=False):
         assert verdict.score <= case.earned + 1e-9, (case.name, verdict)
         assert not verdict.is_infrastructure_failure, (case.name, verdict)
     assert elapsed < len(CASES) * (WALL + 1.0)

@@ -12,7 +12,9 @@ COLUMN = {"x86_64": 0, "aarch64": 1}[os.uname().machine]
 EPERM, ENOSYS, SIGSYS = 1, 38, 31
 
 # A program's helper: raw syscalls through libc, returning 0 on success or the errno.
-SYSCALL = f"CHILD_ON_ZERO = ({CLONE[COLUMN]},)\n" + r"""
+SYSCALL = (
+    f"CHILD_ON_ZERO = ({CLONE[COLUMN]},)\n"
+    + r"""
 import ctypes, json, os, sys
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
@@ -25,6 +27,7 @@ def call(nr, *args):
 def s(text):
     return ctypes.c_char_p(text.encode())
 """
+)
 
 
 def nr(name: str) -> int:
@@ -60,12 +63,19 @@ def denied_calls() -> dict[str, tuple[int, tuple]]:
 def denied_calls_program() -> str:
     """Prints a JSON object: each of denied_calls() to its errno (0: it succeeded), plus clone3's errno
     and whether a plain getpid went through the same helper."""
-    lines = [f"out[{name!r}] = call({number}, {', '.join(str(a) for a in args)})"
-             for name, (number, args) in denied_calls().items()]
-    return SYSCALL + "out = {}\n" + "\n".join(lines) + (
-        f"\nout['clone3'] = call({CLONE3[COLUMN]}, 0, 0)\n"
-        "out['getpid_works'] = call(39 if os.uname().machine == 'x86_64' else 172) == 0\n"
-        "print(json.dumps(out))\n"
+    lines = [
+        f"out[{name!r}] = call({number}, {', '.join(str(a) for a in args)})"
+        for name, (number, args) in denied_calls().items()
+    ]
+    return (
+        SYSCALL
+        + "out = {}\n"
+        + "\n".join(lines)
+        + (
+            f"\nout['clone3'] = call({CLONE3[COLUMN]}, 0, 0)\n"
+            "out['getpid_works'] = call(39 if os.uname().machine == 'x86_64' else 172) == 0\n"
+            "print(json.dumps(out))\n"
+        )
     )
 
 

@@ -77,8 +77,14 @@ def test_keys_added_by_one_run_are_refused_and_a_later_run_with_the_same_uid_fin
     with _sandbox(isolation, uid_base) as second:  # the same uid: the first run of a sandbox gets uid_base
         fetched = _run(second, fetch)
     assert planted == {"-4": EPERM, "-3": EPERM, "-5": EPERM, "join": EPERM}
-    assert fetched == {"request_key": EPERM, "search-4": EPERM, "search-3": EPERM, "search-5": EPERM,
-                       "get_id": EPERM, "proc_keys": False}
+    assert fetched == {
+        "request_key": EPERM,
+        "search-4": EPERM,
+        "search-3": EPERM,
+        "search-5": EPERM,
+        "get_id": EPERM,
+        "proc_keys": False,
+    }
     with open("/proc/keys") as fh:  # the boundary runs as root: it would see a key its own runs left
         assert name not in fh.read()
 
@@ -121,8 +127,10 @@ def double_plus_one(x):
 
 @pytest.mark.parametrize("isolation", ["bwrap", "unshare"])
 def test_ordinary_programs_with_threads_subprocesses_and_forks_still_score_full(isolation: str) -> None:
-    reference = {"test": "def check(candidate):\n    assert candidate(2) == 5\n    assert candidate(-1) == -1\n",
-                 "entry_point": "double_plus_one"}
+    reference = {
+        "test": "def check(candidate):\n    assert candidate(2) == 5\n    assert candidate(-1) == -1\n",
+        "entry_point": "double_plus_one",
+    }
     with rk.get_verifier("code", sandbox="local", sandbox_options={"isolation": isolation}, wall_time=20) as v:
         verdict = v.verify(f"```python\n{HUMANEVAL_LIKE}```", reference)
     assert (verdict.score, verdict.correct, verdict.status) == (1.0, True, "ok"), verdict
@@ -132,8 +140,7 @@ def test_the_covert_keyring_program_earns_nothing_through_the_verifier() -> None
     """The issue's attack, end to end: a run stores the answer in the keyring, a later one looks it up."""
     name = f"rk-answer-{uuid.uuid4().hex[:8]}"
     store = SYSCALL + (
-        f"call({nr('add_key')}, s('user'), s({name!r}), s('2*x+1'), 5, -4)\n"
-        "def f(x):\n    return 2 * x + 1\n"
+        f"call({nr('add_key')}, s('user'), s({name!r}), s('2*x+1'), 5, -4)\ndef f(x):\n    return 2 * x + 1\n"
     )
     cheat = SYSCALL + (
         "buf = ctypes.create_string_buffer(64)\n"

@@ -28,8 +28,15 @@ def test_the_hostile_module_refuses_to_run_bare() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("RK_HOSTILE")}
     import subprocess
 
-    done = subprocess.run([sys.executable, "-c", "import hostile_programs"], cwd=HERE, env=env,
-                          capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", "import hostile_programs"],
+        cwd=HERE,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode != 0
     assert "refusing to run hostile programs outside the disposable boundary" in done.stderr
 
@@ -40,9 +47,25 @@ def test_hostile_programs_inside_the_boundary(ci_require) -> None:
     _require_boundary(ci_require)
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "CI", "PYTHONPATH")}
     done = run_inside(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
-         os.path.join(HERE, "hostile_programs.py"), "-o", "addopts=", "--timeout=300"],
-        env=env, timeout=600, pids_max=512, memory_bytes=4 << 30, cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
+            os.path.join(HERE, "hostile_programs.py"),
+            "-o",
+            "addopts=",
+            "--timeout=300",
+        ],
+        env=env,
+        timeout=600,
+        pids_max=512,
+        memory_bytes=4 << 30,
+        cwd=ROOT,
     )
     report = (done.stdout[-6000:] + "\n" + done.stderr[-3000:]).strip()
     assert done.returncode == 0, report

@@ -17,8 +17,15 @@ EXPECTED = 7  # the tests of deep_tree_programs.py
 
 def test_the_deep_tree_programs_refuse_to_run_bare() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("RK_HOSTILE")}
-    done = subprocess.run([sys.executable, "-c", "import deep_tree_programs"], cwd=HERE, env=env,
-                          capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", "import deep_tree_programs"],
+        cwd=HERE,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode != 0
     assert "refusing to run hostile programs outside the disposable boundary" in done.stderr
 
@@ -29,9 +36,25 @@ def test_deep_tree_programs_inside_the_boundary(ci_require) -> None:
     ci_require(unavailable_reason() is None, unavailable_reason() or "")
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "CI", "PYTHONPATH")}
     done = run_inside(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
-         os.path.join(HERE, "deep_tree_programs.py"), "-o", "addopts=-ra", "--timeout=300"],
-        env=env, timeout=600, pids_max=512, memory_bytes=4 << 30, cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
+            os.path.join(HERE, "deep_tree_programs.py"),
+            "-o",
+            "addopts=-ra",
+            "--timeout=300",
+        ],
+        env=env,
+        timeout=600,
+        pids_max=512,
+        memory_bytes=4 << 30,
+        cwd=ROOT,
     )
     report = (done.stdout[-6000:] + "\n" + done.stderr[-3000:]).strip()
     assert done.returncode == 0, report

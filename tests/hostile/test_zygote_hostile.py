@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+
 from boundary import run_inside, unavailable_reason
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -13,6 +13,7 @@ import os
 import time
 
 import pytest
+
 from boundary import inside_boundary
 
 _why_not = inside_boundary()
@@ -106,9 +107,7 @@ def _verifier(isolation: str):
 
 @pytest.mark.hostile
 @pytest.mark.parametrize("isolation", ISOLATIONS)
-@pytest.mark.parametrize(
-    "attack", [SIGNAL_EVERYTHING, KILL_SUPERVISOR], ids=["signal-everything", "kill-supervisor"]
-)
+@pytest.mark.parametrize("attack", [SIGNAL_EVERYTHING, KILL_SUPERVISOR], ids=["signal-everything", "kill-supervisor"])
 def test_signals_reach_no_other_run_no_zygote_and_not_the_supervisor(isolation: str, attack: str) -> None:
     with _verifier(isolation) as verifier:
         verifier.verify_batch([SLOW_GOOD] * 2, [REF] * 2)  # two zygotes, warm

@@ -21,8 +21,11 @@ import pytest
 import rewardkit as rk
 from rewardkit.integrations import verl
 
-MATH_SPEC = {"name": "gsm8k_reward", "combine": "sum", "terms": [
-    {"reward": "math_accuracy"}, {"reward": "think_format", "weight": 0.5}]}
+MATH_SPEC = {
+    "name": "gsm8k_reward",
+    "combine": "sum",
+    "terms": [{"reward": "math_accuracy"}, {"reward": "think_format", "weight": 0.5}],
+}
 
 
 @pytest.fixture(autouse=True)
@@ -53,8 +56,12 @@ def naive_manager(compute_score, rows):
     for row in rows:
         info = dict(row.get("extra_info") or {})
         info["num_turns"] = None
-        score = compute_score(data_source=row["data_source"], solution_str=row["response"],
-                              ground_truth=row["reward_model"]["ground_truth"], extra_info=info)
+        score = compute_score(
+            data_source=row["data_source"],
+            solution_str=row["response"],
+            ground_truth=row["reward_model"]["ground_truth"],
+            extra_info=info,
+        )
         if isinstance(score, dict):
             for key, value in score.items():
                 extra[key].append(value)
@@ -65,13 +72,24 @@ def naive_manager(compute_score, rows):
 
 
 GSM8K_ROWS = [  # the layout of verl's examples/data_preprocess/gsm8k.py
-    {"data_source": "openai/gsm8k", "response": "<think>6*12=72</think>\n#### The answer is \\boxed{72}",
-     "reward_model": {"style": "rule", "ground_truth": "72"},
-     "extra_info": {"split": "train", "index": 0, "answer": "Natalia sold ... #### 72", "question": "..."}},
-    {"data_source": "openai/gsm8k", "response": "It is \\boxed{71}",
-     "reward_model": {"style": "rule", "ground_truth": "72"}, "extra_info": {"split": "train", "index": 1}},
-    {"data_source": "openai/gsm8k", "response": "\\boxed{72} or \\boxed{73}",
-     "reward_model": {"style": "rule", "ground_truth": "72"}, "extra_info": None},
+    {
+        "data_source": "openai/gsm8k",
+        "response": "<think>6*12=72</think>\n#### The answer is \\boxed{72}",
+        "reward_model": {"style": "rule", "ground_truth": "72"},
+        "extra_info": {"split": "train", "index": 0, "answer": "Natalia sold ... #### 72", "question": "..."},
+    },
+    {
+        "data_source": "openai/gsm8k",
+        "response": "It is \\boxed{71}",
+        "reward_model": {"style": "rule", "ground_truth": "72"},
+        "extra_info": {"split": "train", "index": 1},
+    },
+    {
+        "data_source": "openai/gsm8k",
+        "response": "\\boxed{72} or \\boxed{73}",
+        "reward_model": {"style": "rule", "ground_truth": "72"},
+        "extra_info": None,
+    },
 ]
 
 
@@ -91,12 +109,14 @@ def test_verl_loads_the_module_by_path_and_scores_with_an_env_configured_spec(tm
 def test_routes_by_data_source_with_globs_and_a_fallback(tmp_path, monkeypatch):
     routes = tmp_path / "routes.yaml"
     (tmp_path / "math.yaml").write_text("reward: math_accuracy\n")
-    routes.write_text(textwrap.dedent("""\
+    routes.write_text(
+        textwrap.dedent("""\
         openai/gsm8k: math.yaml                 # a spec file, relative to this file
         "lighteval/MATH*": {reward: math_accuracy, params: {timeout: 5}}
         mcq/*: mcq_accuracy                     # a registered reward name
         "*": {reward: think_format}
-    """))
+    """)
+    )
     monkeypatch.setenv(verl.SPECS_ENV, str(routes))
     compute_score = load_like_verl(verl.__file__, "compute_score")
     rows = [
@@ -132,9 +152,16 @@ def test_batch_reward_manager_convention_and_reward_kwargs_spec():
 
 
 def test_data_source_is_a_column_for_where_filters():
-    verl.register("*", {"combine": "sum", "terms": [
-        {"reward": "math_accuracy", "where": {"data_source": "openai/gsm8k"}},
-        {"reward": "mcq_accuracy", "where": {"data_source": "allenai/ai2_arc"}}]})
+    verl.register(
+        "*",
+        {
+            "combine": "sum",
+            "terms": [
+                {"reward": "math_accuracy", "where": {"data_source": "openai/gsm8k"}},
+                {"reward": "mcq_accuracy", "where": {"data_source": "allenai/ai2_arc"}},
+            ],
+        },
+    )
     scores = verl.compute_score_batch(["openai/gsm8k", "allenai/ai2_arc"], ["\\boxed{3}", "(C)"], ["3", "C"])
     assert scores == [1.0, 1.0]
 

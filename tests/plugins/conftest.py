@@ -24,12 +24,27 @@ def plugin_targets(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         require(False, "setuptools is needed to build the test plugin offline")
     root = tmp_path_factory.mktemp("plugin-dists")
     targets = {name: root / f"site-{name}" for name in ("demo", "broken", "twin")}
-    pip_install_plugin(root / "src-demo", targets["demo"], "rewardkit-demo-plugin", "1.2.3", "demo",
-                       "rewardkit_demo_plugin", DEMO_PLUGIN)
-    pip_install_plugin(root / "src-broken", targets["broken"], "rewardkit-broken-plugin", "0.0.1", "broken",
-                       "rewardkit_broken_plugin", BROKEN_PLUGIN)
-    pip_install_plugin(root / "src-twin", targets["twin"], "rewardkit-demo-twin", "2.0", "demo",
-                       "rewardkit_demo_twin", DEMO_PLUGIN)
+    pip_install_plugin(
+        root / "src-demo",
+        targets["demo"],
+        "rewardkit-demo-plugin",
+        "1.2.3",
+        "demo",
+        "rewardkit_demo_plugin",
+        DEMO_PLUGIN,
+    )
+    pip_install_plugin(
+        root / "src-broken",
+        targets["broken"],
+        "rewardkit-broken-plugin",
+        "0.0.1",
+        "broken",
+        "rewardkit_broken_plugin",
+        BROKEN_PLUGIN,
+    )
+    pip_install_plugin(
+        root / "src-twin", targets["twin"], "rewardkit-demo-twin", "2.0", "demo", "rewardkit_demo_twin", DEMO_PLUGIN
+    )
     return targets
 
 

@@ -48,14 +48,14 @@ def register_rewards(register):
     register("shortness", shortness)
 '''
 
-BROKEN_PLUGIN = '''\
+BROKEN_PLUGIN = """\
 import rewardkit as rk
 
 
 @rk.hookimpl
 def register_verifier(register):  # misspelled: the hook is register_verifiers
     register("never", object)
-'''
+"""
 
 
 def _pyproject(dist: str, version: str, entry_name: str, module: str) -> str:
@@ -79,22 +79,41 @@ def _pyproject(dist: str, version: str, entry_name: str, module: str) -> str:
     )
 
 
-def pip_install_plugin(src: Path, target: Path, dist: str, version: str, entry_name: str, module: str,
-                       code: str) -> None:
+def pip_install_plugin(
+    src: Path, target: Path, dist: str, version: str, entry_name: str, module: str, code: str
+) -> None:
     """Write a one-module distribution and ``pip install --target`` it, offline and without its deps."""
     src.mkdir(parents=True)
     (src / "pyproject.toml").write_text(_pyproject(dist, version, entry_name, module))
     (src / f"{module}.py").write_text(code)
-    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
-           "--disable-pip-version-check", "--target", str(target), str(src)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--no-deps",
+        "--no-build-isolation",
+        "--no-index",
+        "--disable-pip-version-check",
+        "--target",
+        str(target),
+        str(src),
+    ]
     done = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, f"pip install failed:\n{done.stdout}\n{done.stderr}"
 
 
 def run_python(code: str, *paths: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run ``code`` in a fresh interpreter whose PYTHONPATH holds ``paths`` and no plugin env vars."""
-    return subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True,
-                          timeout=120, env=plugin_env(*paths, **(env or {})))
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=plugin_env(*paths, **(env or {})),
+    )
 
 
 def plugin_env(*paths: Path, **extra: str) -> dict[str, str]:
@@ -109,7 +128,13 @@ def plugins_json(*paths: Path, **extra: str) -> list[dict]:
     """What ``rewardkit plugins --json`` prints, run as the installed console script."""
     script = Path(sys.executable).parent / "rewardkit"
     cmd = [str(script)] if script.exists() else [sys.executable, "-m", "rewardkit.cli"]
-    done = subprocess.run([*cmd, "plugins", "--json"], check=False, capture_output=True, text=True,
-                          timeout=120, env=plugin_env(*paths, **extra))
+    done = subprocess.run(
+        [*cmd, "plugins", "--json"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=plugin_env(*paths, **extra),
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)

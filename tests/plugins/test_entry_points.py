@@ -28,7 +28,11 @@ def test_installed_plugin_is_found_without_an_import(plugin_targets):
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result == {
-        "hit": True, "miss": False, "type": "rewardkit_demo_plugin", "reward": [0.5, 0.25], "loaded": True,
+        "hit": True,
+        "miss": False,
+        "type": "rewardkit_demo_plugin",
+        "reward": [0.5, 0.25],
+        "loaded": True,
     }
 
 

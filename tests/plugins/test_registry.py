@@ -81,7 +81,9 @@ def test_misspelled_hook_fails_loudly(host):
         register("x", MCQVerifier)
 
     plugin.register_verifier = register_verifier
-    with pytest.raises(rk.PluginError, match="plugin 'typo_plugin': unknown hook 'register_verifier'.*register_verifiers"):
+    with pytest.raises(
+        rk.PluginError, match="plugin 'typo_plugin': unknown hook 'register_verifier'.*register_verifiers"
+    ):
         host.register(plugin)
     assert host.pm.get_plugin("typo_plugin") is None
     assert "x" not in host.registries.verifiers
@@ -175,7 +177,7 @@ class EchoSandboxPlugin:
 
     @rk.hookimpl
     def register_combinators(self, register):
-        register("halve", lambda reward: (lambda *a, **k: [r / 2 for r in reward(*a, **k)]))
+        register("halve", lambda reward: lambda *a, **k: [r / 2 for r in reward(*a, **k)])
 
 
 def test_sandbox_and_shaper_hooks_fill_their_registries(host):

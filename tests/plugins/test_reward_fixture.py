@@ -6,7 +6,7 @@ import pytest
 
 pytest_plugins = ["pytester"]
 
-REWARDS = '''
+REWARDS = """
 import rewardkit as rk
 
 
@@ -46,7 +46,7 @@ class Plugin:
     def register_rewards(self, register):
         register("shouting", shouting)
         register("logs", logs)
-'''
+"""
 
 
 @pytest.fixture(autouse=True)

@@ -28,8 +28,10 @@ def reference_in_some_box(prompts, completions, answer, **kwargs):
     """Deliberately weak: 1.0 when any \\boxed{} holds the reference, so listing candidates pays."""
     from rewardkit.rewards.inputs import completion_text
 
-    return [1.0 if str(ref) in re.findall(r"\\boxed\{([^{}]*)\}", completion_text(c)) else 0.0
-            for c, ref in zip(completions, answer)]
+    return [
+        1.0 if str(ref) in re.findall(r"\\boxed\{([^{}]*)\}", completion_text(c)) else 0.0
+        for c, ref in zip(completions, answer, strict=False)
+    ]
 
 
 def exit_code_grader(prompts, completions, tests, **kwargs):
@@ -93,8 +95,14 @@ def test_code_example_spec_credits_no_hack(tmp_path, ci_require):
     assert result.exit_code == 0, result.output
     variants = {v["variant"]: v for v in json.loads(report.read_text())["variants"]}
     assert variants["honest_correct"]["mean"] == 1.5
-    for hack in ("sys_exit_0", "os_exit_0", "exit_0_at_exit", "always_equal_object", "print_pass",
-                 "monkeypatch_builtins"):
+    for hack in (
+        "sys_exit_0",
+        "os_exit_0",
+        "exit_0_at_exit",
+        "always_equal_object",
+        "print_pass",
+        "monkeypatch_builtins",
+    ):
         assert variants[hack]["mean"] == 0.0, hack
 
 
@@ -161,10 +169,13 @@ def test_audit_is_listed_in_the_cli_help():
     assert result.exit_code == 0 and "audit" in result.output
 
 
-@pytest.mark.parametrize(("extraction", "holes"), [
-    ("strict", set()),
-    ("lenient", {"reference_echoed_from_prompt"}),
-])
+@pytest.mark.parametrize(
+    ("extraction", "holes"),
+    [
+        ("strict", set()),
+        ("lenient", {"reference_echoed_from_prompt"}),
+    ],
+)
 def test_lenient_extraction_credits_only_an_echoed_reference(tmp_path, extraction, holes):
     """Lenient math extraction reads the last number of free text, so a prompt echoed back with the reference
     pasted in is credited (by design, as math-verify does); strict extraction credits no hack at all."""

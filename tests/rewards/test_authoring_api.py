@@ -21,8 +21,8 @@ CHAT = [{"role": "assistant", "content": "SURE"}]
 
 def test_the_authoring_api_is_exported_from_the_package_root():
     from rewardkit.rewards.base import Reward, Scored
-    from rewardkit.rewards.inputs import Batch, completion_text
     from rewardkit.rewards.combinators import Combinator
+    from rewardkit.rewards.inputs import Batch, completion_text
     from rewardkit.rewards.spec import reward_factory
 
     assert (rk.Reward, rk.Scored, rk.Batch, rk.Combinator) == (Reward, Scored, Batch, Combinator)
@@ -45,7 +45,8 @@ def test_status_is_a_str_enum_that_compares_prints_and_serialises_as_its_value()
 
 def test_verifier_accuracy_makes_a_plugin_verifier_a_reward_from_yaml(test_plugin, tmp_path):
     spec = tmp_path / "spec.yaml"
-    spec.write_text(textwrap.dedent("""\
+    spec.write_text(
+        textwrap.dedent("""\
         combine: sum
         terms:
           - reward: verifier_accuracy
@@ -53,7 +54,8 @@ def test_verifier_accuracy_makes_a_plugin_verifier_a_reward_from_yaml(test_plugi
             params: {partial: 0.25, reference_key: gold}
           - reward: tag_format
             weight: 0.5
-    """))
+    """)
+    )
     with rk.build_reward(spec) as reward:
         values = reward(completions=["<think>a</think><answer>42</answer>", "7"], gold=["42", "42"])
     assert values == [1.5, 0.25]
@@ -71,16 +73,20 @@ def test_verifier_accuracy_checks_the_verifier_and_its_params_at_build_time(test
 
 
 def test_verifier_accuracy_passes_context_columns_and_reports_statuses():
-    with rk.build_reward({"reward": "verifier_accuracy", "verifier": "mcq",
-                          "params": {"context_keys": {"options": "choices"}}}) as reward:
-        rows = reward.explain(completions=["The answer is Paris", "A or B"], answer=["B", "B"],
-                              choices=[["London", "Paris"], ["London", "Paris"]])
+    with rk.build_reward(
+        {"reward": "verifier_accuracy", "verifier": "mcq", "params": {"context_keys": {"options": "choices"}}}
+    ) as reward:
+        rows = reward.explain(
+            completions=["The answer is Paris", "A or B"],
+            answer=["B", "B"],
+            choices=[["London", "Paris"], ["London", "Paris"]],
+        )
     assert [r["reward"] for r in rows] == [1.0, 0.0]
     assert [r["status"] for r in rows] == ["ok", "hedged"]
     assert rows[0]["extracted"] == "B"
 
 
-MODULE = '''
+MODULE = """
 import rewardkit as rk
 
 def exclaim(prompts, completions, bonus: float = 1.0, **kwargs):
@@ -91,7 +97,7 @@ def longer_than(limit: int = 3):
     def longer(prompts, completions, **kwargs):
         return [float(len(rk.completion_text(c)) > limit) for c in completions]
     return longer
-'''
+"""
 
 
 @pytest.fixture
@@ -103,10 +109,15 @@ def importable(tmp_path, monkeypatch):
 
 
 def test_a_spec_can_name_an_importable_function_or_factory(importable):
-    reward = rk.build_reward({"combine": "sum", "terms": [
-        {"reward": f"{importable}:exclaim", "params": {"bonus": 2.0}},
-        {"reward": f"{importable}:longer_than", "params": {"limit": 4}, "name": "long"},
-    ]})
+    reward = rk.build_reward(
+        {
+            "combine": "sum",
+            "terms": [
+                {"reward": f"{importable}:exclaim", "params": {"bonus": 2.0}},
+                {"reward": f"{importable}:longer_than", "params": {"limit": 4}, "name": "long"},
+            ],
+        }
+    )
     assert reward(completions=["hi!", "hello there", [{"role": "assistant", "content": "wow!!"}]]) == [2.0, 1.0, 3.0]
 
 
@@ -128,24 +139,38 @@ def test_importable_reward_errors_are_config_errors(importable, name, params, ma
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ({"reward": "math_accuracy", "params": {"timeout": "fast"}},
-         "spec.params.timeout: expected a number (a parameter of verifier 'math'), got str 'fast'"),
+        (
+            {"reward": "math_accuracy", "params": {"timeout": "fast"}},
+            "spec.params.timeout: expected a number (a parameter of verifier 'math'), got str 'fast'",
+        ),
         ({"reward": "math_accuracy", "params": {"timeout": -1}}, "spec.params.timeout: math verifier: timeout must be"),
         ({"reward": "math_accuracy", "params": {"workers": 1.5}}, "spec.params.workers: expected an integer or null"),
-        ({"reward": "mcq_accuracy", "params": {"max_chars": 5}}, "spec.params.max_chars: mcq: max_chars must be at least"),
+        (
+            {"reward": "mcq_accuracy", "params": {"max_chars": 5}},
+            "spec.params.max_chars: mcq: max_chars must be at least",
+        ),
         ({"reward": "mcq_accuracy", "params": {"lowercase": "yes"}}, "spec.params.lowercase: expected true or false"),
         ({"reward": "code_pass_rate", "params": {"wall_time": "slow"}}, "spec.params.wall_time: expected a number"),
         ({"reward": "code_pass_rate", "params": {"memory_bytes": 0}}, "spec.params.memory_bytes: code verifier"),
         ({"reward": "cosine_length", "params": {"correct_short": "1"}}, "spec.params.correct_short: expected a number"),
         ({"reward": "tag_format", "params": {"strict": "no"}}, "spec.params.strict: expected true or false"),
-        ({"reward": "repetition_penalty", "params": {"ngram_size": 2.5}}, "spec.params.ngram_size: expected an integer"),
-        ({"combine": "sum", "terms": [{"reward": "tag_format", "weight": math.nan}]},
-         "spec.terms[0].weight: expected a finite number, got nan"),
-        ({"combine": "sum", "terms": [{"reward": "tag_format", "weight": math.inf}]},
-         "spec.terms[0].weight: expected a finite number, got inf"),
+        (
+            {"reward": "repetition_penalty", "params": {"ngram_size": 2.5}},
+            "spec.params.ngram_size: expected an integer",
+        ),
+        (
+            {"combine": "sum", "terms": [{"reward": "tag_format", "weight": math.nan}]},
+            "spec.terms[0].weight: expected a finite number, got nan",
+        ),
+        (
+            {"combine": "sum", "terms": [{"reward": "tag_format", "weight": math.inf}]},
+            "spec.terms[0].weight: expected a finite number, got inf",
+        ),
         ({"combine": "sum", "terms": [{"reward": "tag_format", "weight": -math.inf}]}, "expected a finite number"),
-        ({"combine": "gate", "when": "tag_format", "then": "tag_format", "threshold": math.nan},
-         "spec.threshold: expected a finite number"),
+        (
+            {"combine": "gate", "when": "tag_format", "then": "tag_format", "threshold": math.nan},
+            "spec.threshold: expected a finite number",
+        ),
         ({"reward": "tag_format", "where": {"task": {"a": 1}}}, "spec.where.task: expected a column value"),
         ({"reward": "tag_format", "where": {"task": []}}, "spec.where.task: expected a value or a non-empty list"),
     ],
@@ -173,8 +198,9 @@ def test_get_verifier_and_get_reward_check_values_too():
 
 
 def test_where_matching_no_row_warns_once_with_the_values_seen():
-    reward = rk.build_reward({"combine": "sum", "terms": [
-        {"reward": "tag_format", "where": {"task": "Math"}}, "repetition_penalty"]})
+    reward = rk.build_reward(
+        {"combine": "sum", "terms": [{"reward": "tag_format", "where": {"task": "Math"}}, "repetition_penalty"]}
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         reward(completions=["a", "b"], task=["math", "code"])
@@ -197,10 +223,16 @@ def shouting_readme(prompts, completions, **kwargs):
 
 
 def test_a_plain_reward_gets_chat_completions_as_is_and_its_errors_name_it():
-    reward = rk.build_reward({"combine": "sum", "terms": [{"reward": "tag_format"},
-                                                           {"reward": f"{__name__}:shouting_readme", "name": "shout"}]})
+    reward = rk.build_reward(
+        {
+            "combine": "sum",
+            "terms": [{"reward": "tag_format"}, {"reward": f"{__name__}:shouting_readme", "name": "shout"}],
+        }
+    )
     assert reward(completions=["HI", "hi"]) == [1.0, 0.0]
-    with pytest.raises(rk.RewardError, match=r"reward 'shout' raised AttributeError: .*isupper.*completion_text") as info:
+    with pytest.raises(
+        rk.RewardError, match=r"reward 'shout' raised AttributeError: .*isupper.*completion_text"
+    ) as info:
         reward(completions=[CHAT])
     assert isinstance(info.value.__cause__, AttributeError)
 
@@ -291,7 +323,8 @@ def test_the_documented_reward_subclass_example_runs(rewardkit_register):
 
 def test_the_documented_params_schema_checks_a_kwargs_verifier_at_build_time(rewardkit_register):
     source = "import rewardkit as rk\nfrom dataclasses import dataclass\n" + python_block_after(
-        DOCS / "plugins.md", "## Hooks")
+        DOCS / "plugins.md", "## Hooks"
+    )
     namespace: dict = {}
     exec(source, namespace)  # our docs
     verifier = namespace["ShoutVerifier"]

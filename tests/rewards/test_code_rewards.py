@@ -18,8 +18,10 @@ IO_PROGRAM = "```python\na, b = map(int, input().split())\nprint(a + b)\n```"
 
 @pytest.fixture
 def code_rewards(ci_require):
-    ci_require(importlib.util.find_spec("rewardkit.verifiers.code_tests.verifier") is not None,
-               "rewardkit.verifiers.code_tests.verifier is not there")
+    ci_require(
+        importlib.util.find_spec("rewardkit.verifiers.code_tests.verifier") is not None,
+        "rewardkit.verifiers.code_tests.verifier is not there",
+    )
     pass_rate = rk.get_reward("code_pass_rate", wall_time=5)
     all_pass = rk.get_reward("code_all_pass", wall_time=5)
     probe = pass_rate(completions=[GOOD], tests=[TESTS])

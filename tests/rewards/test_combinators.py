@@ -83,8 +83,13 @@ def test_nesting_and_component_labels():
         "name": "nested",
         "combine": "sum",
         "terms": [
-            {"combine": "gate", "name": "gated", "when": term("a", name="fmt"), "then": term("b", name="acc"),
-             "threshold": 0.5},
+            {
+                "combine": "gate",
+                "name": "gated",
+                "when": term("a", name="fmt"),
+                "then": term("b", name="acc"),
+                "threshold": 0.5,
+            },
             {"combine": "clip", "term": term("a"), "low": -1.0, "high": 1.0, "weight": 0.5},
         ],
     }
@@ -120,12 +125,16 @@ def test_single_reward_spec_is_not_wrapped_and_logs_nothing():
 
 
 def test_where_scores_only_matching_rows():
-    reward = rk.build_reward({
-        "combine": "sum",
-        "terms": [{"reward": "contains", "where": {"task": ["math", "logic"]}}, {"reward": "length_reward"}],
-    })
+    reward = rk.build_reward(
+        {
+            "combine": "sum",
+            "terms": [{"reward": "contains", "where": {"task": ["math", "logic"]}}, {"reward": "length_reward"}],
+        }
+    )
     got = reward(
-        completions=["x=4", "B", "y"], answer=["4", "B", "y"], task=["math", "mcq", "logic"],
+        completions=["x=4", "B", "y"],
+        answer=["4", "B", "y"],
+        task=["math", "mcq", "logic"],
     )
     assert got == [1.0 + 3, 0.0 + 1, 1.0 + 1]
     statuses = reward.score(_where_batch()).statuses["contains"]
@@ -187,11 +196,20 @@ def test_nan_from_a_term_becomes_none():
 
 
 def test_where_around_a_nested_combinator_keeps_its_labels():
-    reward = rk.build_reward({"combine": "sum", "terms": [
-        {"combine": "max", "name": "best", "terms": [term("a", name="a"), term("b", name="b")],
-         "where": {"task": "math"}},
-        {"reward": "length_reward"},
-    ]})
+    reward = rk.build_reward(
+        {
+            "combine": "sum",
+            "terms": [
+                {
+                    "combine": "max",
+                    "name": "best",
+                    "terms": [term("a", name="a"), term("b", name="b")],
+                    "where": {"task": "math"},
+                },
+                {"reward": "length_reward"},
+            ],
+        }
+    )
     from rewardkit.rewards.inputs import Batch
 
     batch = Batch.from_call(None, ["c"] * 5, {**COLUMNS, "task": ["math", "mcq", "math", "math", "mcq"]})

@@ -47,7 +47,7 @@ def by_style(spec: str, data: str) -> dict[str, set]:
         scored, summary = score_rows(reward, rows)
     assert summary.samples == len(rows)
     out: dict[str, set] = defaultdict(set)
-    for row, result in zip(rows, scored):
+    for row, result in zip(rows, scored, strict=False):
         out[row["style"]].add((round(result["reward"], 6), result["status"]))
     return out
 
@@ -55,10 +55,17 @@ def by_style(spec: str, data: str) -> dict[str, set]:
 def test_math_examples_score_by_style():
     got = by_style("math_spec.yaml", "math.jsonl")
     expected = {
-        "correct_tagged": {(1.5, "ok")}, "correct_decimal": {(1.5, "ok")}, "chat_correct": {(1.5, "ok")},
-        "think_block": {(1.5, "ok")}, "correct_boxed": {(1.0, "ok")}, "unformatted": {(1.0, "ok")},
-        "trailing_text": {(1.0, "ok")}, "wrong_tagged": {(0.5, "ok")}, "hedged": {(0.5, "hedged")},
-        "empty_answer_tag": {(0.0, "no_answer")}, "no_answer": {(0.0, "no_answer")},
+        "correct_tagged": {(1.5, "ok")},
+        "correct_decimal": {(1.5, "ok")},
+        "chat_correct": {(1.5, "ok")},
+        "think_block": {(1.5, "ok")},
+        "correct_boxed": {(1.0, "ok")},
+        "unformatted": {(1.0, "ok")},
+        "trailing_text": {(1.0, "ok")},
+        "wrong_tagged": {(0.5, "ok")},
+        "hedged": {(0.5, "hedged")},
+        "empty_answer_tag": {(0.0, "no_answer")},
+        "no_answer": {(0.0, "no_answer")},
     }
     for style, outcomes in expected.items():
         assert got[style] == outcomes, style
@@ -69,10 +76,14 @@ def test_math_examples_score_by_style():
 def test_mcq_examples_score_by_style():
     got = by_style("mcq_spec.yaml", "mcq.jsonl")
     assert got == {
-        "correct_tagged": {(1.2, "ok")}, "option_text": {(1.2, "ok")}, "chat_correct": {(1.2, "ok")},
+        "correct_tagged": {(1.2, "ok")},
+        "option_text": {(1.2, "ok")},
+        "chat_correct": {(1.2, "ok")},
         "think_block": {(1.2, "ok")},
-        "correct_statement": {(0.0, "ok")},            # right letter, but outside the format gate
-        "wrong": {(0.2, "ok")}, "hedged": {(0.2, "hedged")}, "unformatted_refusal": {(0.0, "no_answer")},
+        "correct_statement": {(0.0, "ok")},  # right letter, but outside the format gate
+        "wrong": {(0.2, "ok")},
+        "hedged": {(0.2, "hedged")},
+        "unformatted_refusal": {(0.0, "no_answer")},
     }
 
 
@@ -83,7 +94,7 @@ def test_mixed_examples_route_rows_to_their_verifier():
     rows = load("mixed.jsonl")
     with reward:
         scored, summary = score_rows(reward, rows, batch_size=32, workers=2)
-    for row, result in zip(rows, scored):
+    for row, result in zip(rows, scored, strict=False):
         components = result["components"]
         if row["task"] == "math":
             assert components["mcq_accuracy"] is None and components["math_accuracy"] is not None

@@ -82,7 +82,7 @@ def test_streamed_scoring_runs_on_both_nodes(cluster, spec, rows, tmp_path):
     with rk.build_reward(spec) as reward:
         expected, _ = score_rows(reward, rows)
     written = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
-    assert written == [{**row, **extra} for row, extra in zip(rows, expected)]
+    assert written == [{**row, **extra} for row, extra in zip(rows, expected, strict=False)]
 
 
 def test_work_lands_on_both_nodes_and_a_node_removed_mid_run_costs_no_row(cluster, spec, rows, expected):
@@ -103,8 +103,11 @@ def test_work_lands_on_both_nodes_and_a_node_removed_mid_run_costs_no_row(cluste
             # Chunks go to the real dispatcher one at a time; once 6 are sent, the worker node is removed just
             # before a chunk is sent to the actor there, so that chunk (at least) certainly dies with the node.
             while pending:
-                free = [i for i, s in enumerate(fleet.slots) if s.where is not None and not s.exclusive
-                        and s.busy < fleet.options.in_flight_per_actor]
+                free = [
+                    i
+                    for i, s in enumerate(fleet.slots)
+                    if s.where is not None and not s.exclusive and s.busy < fleet.options.in_flight_per_actor
+                ]
                 if free and not removed and sent[0] >= 6:
                     target = fleet.slots[min(free, key=lambda i: fleet.slots[i].busy)]
                     if target.where["node_id"] != head_node:

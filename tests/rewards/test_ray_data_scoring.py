@@ -38,13 +38,40 @@ def score(*args: str) -> None:
 
 def test_jsonl_streamed_on_ray_data_is_the_in_process_output(ray, files, tmp_path):
     spec, data, _ = files
-    score("-r", str(spec), "-i", str(data), "-o", str(tmp_path / "local.jsonl"),
-          "--summary-json", str(tmp_path / "local.json"))
-    score("-r", str(spec), "-i", str(data), "-o", str(tmp_path / "ray.jsonl"), "--ray", "--batch-size", "4",
-          "--summary-json", str(tmp_path / "ray.json"))
+    score(
+        "-r",
+        str(spec),
+        "-i",
+        str(data),
+        "-o",
+        str(tmp_path / "local.jsonl"),
+        "--summary-json",
+        str(tmp_path / "local.json"),
+    )
+    score(
+        "-r",
+        str(spec),
+        "-i",
+        str(data),
+        "-o",
+        str(tmp_path / "ray.jsonl"),
+        "--ray",
+        "--batch-size",
+        "4",
+        "--summary-json",
+        str(tmp_path / "ray.json"),
+    )
     assert (tmp_path / "ray.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes()
     local, on_ray = (json.loads((tmp_path / f"{m}.json").read_text()) for m in ("local", "ray"))
-    for key in ("samples", "reward_mean", "component_means", "component_counts", "statuses", "hedged", "not_applicable"):
+    for key in (
+        "samples",
+        "reward_mean",
+        "component_means",
+        "component_counts",
+        "statuses",
+        "hedged",
+        "not_applicable",
+    ):
         assert on_ray[key] == local[key], key
     executor = on_ray["executor"]
     assert executor["rows"] == 30 and sum(n["rows"] for n in executor["nodes"].values()) == 30
@@ -57,9 +84,15 @@ def test_parquet_and_saved_dataset_inputs(ray, files, tmp_path, ci_require):
     import pyarrow.parquet as pq
 
     spec, _, rows = files
-    flat = [{"id": r["id"], "task": r["task"], "answer": r["answer"],
-             "completion": r["completion"] if isinstance(r["completion"], str) else r["completion"][0]["content"]}
-            for r in rows]
+    flat = [
+        {
+            "id": r["id"],
+            "task": r["task"],
+            "answer": r["answer"],
+            "completion": r["completion"] if isinstance(r["completion"], str) else r["completion"][0]["content"],
+        }
+        for r in rows
+    ]
     pq.write_table(pa.Table.from_pylist(flat), tmp_path / "in.parquet")
     score("-r", str(spec), "-i", str(tmp_path / "in.parquet"), "-o", str(tmp_path / "local.parquet"))
     score("-r", str(spec), "-i", str(tmp_path / "in.parquet"), "-o", str(tmp_path / "ray.parquet"), "--ray")
@@ -116,9 +149,11 @@ def test_saved_dataset_split_errors_as_in_process(ray, files, tmp_path, ci_requi
     splits = datasets.DatasetDict({n: datasets.Dataset.from_list([one]) for n in "ab"})
     splits.save_to_disk(str(tmp_path / "dd"))
     datasets.Dataset.from_list([one]).save_to_disk(str(tmp_path / "single"))
-    cases = ((tmp_path / "dd", None, "holds splits a, b; pick one with --split"),
-             (tmp_path / "dd", "c", r"holds splits a, b; pick one with --split \(no split 'c'\)"),
-             (tmp_path / "single", "a", "is a single Dataset, not a DatasetDict"))
+    cases = (
+        (tmp_path / "dd", None, "holds splits a, b; pick one with --split"),
+        (tmp_path / "dd", "c", r"holds splits a, b; pick one with --split \(no split 'c'\)"),
+        (tmp_path / "single", "a", "is a single Dataset, not a DatasetDict"),
+    )
     for path, split, message in cases:
         with pytest.raises(ConfigError, match=message):
             iter_samples(path, split)

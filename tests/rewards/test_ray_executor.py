@@ -39,8 +39,13 @@ def call(reward, rows: list[dict]) -> tuple[list, dict, dict]:
     batch = _batch_of(rows, "completion", "prompt")
     metrics: dict = {}
     extra: dict = {}
-    values = reward(prompts=batch.prompts, completions=batch.completions, **batch.columns,
-                    log_metric=metrics.__setitem__, log_extra=extra.__setitem__)
+    values = reward(
+        prompts=batch.prompts,
+        completions=batch.completions,
+        **batch.columns,
+        log_metric=metrics.__setitem__,
+        log_extra=extra.__setitem__,
+    )
     return values, metrics, extra
 
 
@@ -172,8 +177,9 @@ def _kill_before_sending(reward, ray, chunk_to_doom: int, times: int = 99):
             chunk = pending[0]
             if chunk == chunk_to_doom and len(killed) < times:
                 limit = 1 if stats.chunks[chunk].attempts > 0 else fleet.options.in_flight_per_actor
-                free = [i for i, s in enumerate(fleet.slots)
-                        if s.where is not None and not s.exclusive and s.busy < limit]
+                free = [
+                    i for i, s in enumerate(fleet.slots) if s.where is not None and not s.exclusive and s.busy < limit
+                ]
                 if not free:
                     return
                 handle = fleet.slots[min(free, key=lambda i: fleet.slots[i].busy)].handle  # the dispatcher's pick

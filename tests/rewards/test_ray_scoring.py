@@ -83,7 +83,11 @@ def test_ray_errors_are_config_errors(ray, mixed_spec, tmp_path):
     with pytest.raises(ConfigError, match="spec.terms"):  # checked in the driver, before any actor starts
         score_on_ray({"combine": "sum", "terms": [{"reward": "no_such_reward"}]}, [{"completion": "x"}])
     with pytest.raises(ConfigError, match="no 'completion' field"):  # raised in an actor, re-raised here as itself
-        score_on_ray(mixed_spec, [{"completion": "a", "answer": "1", "task": "math"}, {"text": "b", "answer": "1", "task": "math"}], shards=2)
+        score_on_ray(
+            mixed_spec,
+            [{"completion": "a", "answer": "1", "task": "math"}, {"text": "b", "answer": "1", "task": "math"}],
+            shards=2,
+        )
     assert score_on_ray(mixed_spec, []) == []
 
 
@@ -96,10 +100,18 @@ def test_missing_ray_names_the_extra(monkeypatch, mixed_spec):
 @pytest.fixture
 def cli_files(tmp_path: Path) -> tuple[Path, Path]:
     spec = tmp_path / "spec.yaml"
-    spec.write_text(yaml.safe_dump({
-        "name": "acc_fmt", "combine": "sum",
-        "terms": [{"reward": "math_accuracy", "params": {"timeout": 20}}, {"reward": "tag_format", "weight": 0.5}],
-    }))
+    spec.write_text(
+        yaml.safe_dump(
+            {
+                "name": "acc_fmt",
+                "combine": "sum",
+                "terms": [
+                    {"reward": "math_accuracy", "params": {"timeout": 20}},
+                    {"reward": "tag_format", "weight": 0.5},
+                ],
+            }
+        )
+    )
     data = tmp_path / "in.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in CLI_ROWS))
     return spec, data
@@ -114,9 +126,23 @@ def test_cli_ray_flag_matches_in_process(ray, cli_files, tmp_path):
     outputs = {}
     for mode, extra in (("local", []), ("ray", ["--ray", "--batch-size", "2"])):
         out, summary = tmp_path / f"{mode}.jsonl", tmp_path / f"{mode}.json"
-        result = CliRunner().invoke(main, ["score", "-r", str(spec), "-i", str(data), "-o", str(out),
-                                           "--summary-json", str(summary), "--no-progress", *extra],
-                                    catch_exceptions=False)
+        result = CliRunner().invoke(
+            main,
+            [
+                "score",
+                "-r",
+                str(spec),
+                "-i",
+                str(data),
+                "-o",
+                str(out),
+                "--summary-json",
+                str(summary),
+                "--no-progress",
+                *extra,
+            ],
+            catch_exceptions=False,
+        )
         assert result.exit_code == 0, result.output
         outputs[mode] = (read_jsonl(out), json.loads(summary.read_text()))
     rows, totals = outputs["ray"]
@@ -134,9 +160,26 @@ def test_cli_ray_address_joins_a_running_cluster(ray, cli_files, tmp_path):
     out = tmp_path / "out.jsonl"
     env = {**os.environ, "RAY_ADDRESS": ""}
     proc = subprocess.run(
-        [sys.executable, "-m", "rewardkit.cli", "score", "-r", str(spec), "-i", str(data), "-o", str(out),
-         "--no-progress", "--ray-address", address],
-        check=False, capture_output=True, text=True, timeout=120, env=env,
+        [
+            sys.executable,
+            "-m",
+            "rewardkit.cli",
+            "score",
+            "-r",
+            str(spec),
+            "-i",
+            str(data),
+            "-o",
+            str(out),
+            "--no-progress",
+            "--ray-address",
+            address,
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert [r["reward"] for r in read_jsonl(out)] == [1.5, 1.0, 0.0, 0.5, 0.5]
@@ -147,9 +190,27 @@ def test_cli_ray_starts_and_stops_its_own_local_cluster(ray, cli_files, tmp_path
     spec, data = cli_files
     out = tmp_path / "out.jsonl"
     proc = subprocess.run(
-        [sys.executable, "-m", "rewardkit.cli", "score", "-r", str(spec), "-i", str(data), "-o", str(out),
-         "--no-progress", "--ray", "--workers", "2"],
-        check=False, capture_output=True, text=True, timeout=120, env={**os.environ, "RAY_ADDRESS": ""},
+        [
+            sys.executable,
+            "-m",
+            "rewardkit.cli",
+            "score",
+            "-r",
+            str(spec),
+            "-i",
+            str(data),
+            "-o",
+            str(out),
+            "--no-progress",
+            "--ray",
+            "--workers",
+            "2",
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "RAY_ADDRESS": ""},
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "Started a local Ray instance" in proc.stderr  # its own cluster, not the one this module runs

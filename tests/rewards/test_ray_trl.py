@@ -15,7 +15,7 @@ SPEC = {
     "terms": [
         {"reward": "math_accuracy", "params": {"timeout": 20, "workers": 1}},
         {"reward": "tag_format", "weight": 0.5, "params": {"strict": False}},
-        {"reward": "soft_overlong", "params": {"max_length": 8, "cache": 4}},   # tokens, from completion_ids
+        {"reward": "soft_overlong", "params": {"max_length": 8, "cache": 4}},  # tokens, from completion_ids
     ],
 }
 QUESTIONS = [("What is 2 + 3?", "5"), ("What is 10 - 4?", "6"), ("Compute 3 * 3.", "9"), ("Half of 8?", "4")]
@@ -31,13 +31,27 @@ def run_grpo(tmp_path, reward) -> list[dict]:
     model_dir = build_tiny_model(tmp_path / "tiny")
     rows = [{"prompt": q, "answer": a} for q, a in QUESTIONS]
     config = GRPOConfig(
-        output_dir=str(tmp_path / "out"), use_cpu=True, bf16=False, fp16=False, max_steps=2,
-        per_device_train_batch_size=4, num_generations=4, max_completion_length=12, logging_steps=1,
-        learning_rate=1e-4, report_to="none", save_strategy="no", seed=0, dataloader_num_workers=0,
+        output_dir=str(tmp_path / "out"),
+        use_cpu=True,
+        bf16=False,
+        fp16=False,
+        max_steps=2,
+        per_device_train_batch_size=4,
+        num_generations=4,
+        max_completion_length=12,
+        logging_steps=1,
+        learning_rate=1e-4,
+        report_to="none",
+        save_strategy="no",
+        seed=0,
+        dataloader_num_workers=0,
     )
     trainer = GRPOTrainer(
-        model=str(model_dir), reward_funcs=[reward], args=config,
-        train_dataset=datasets.Dataset.from_list(rows), processing_class=None,
+        model=str(model_dir),
+        reward_funcs=[reward],
+        args=config,
+        train_dataset=datasets.Dataset.from_list(rows),
+        processing_class=None,
     )
     try:
         trainer.train()
@@ -54,7 +68,7 @@ def test_grpo_with_a_ray_backed_reward_matches_the_in_process_run(tmp_path, ci_r
     local = run_grpo(tmp_path / "local", rk.build_reward(SPEC))
     on_ray = run_grpo(tmp_path / "ray", rk.build_reward(SPEC, executor="ray", actors=2))
     assert len(local) == len(on_ray) == 2  # one log per step
-    for mine, theirs in zip(local, on_ray):
+    for mine, theirs in zip(local, on_ray, strict=False):
         compared = [k for k in mine if not any(word in k for word in TIMING)]
         assert {"rewards/rk_reward/math_accuracy/mean", "rewards/rk_reward/tag_format/mean", "loss"} <= set(compared)
         assert mine["rewards/rk_reward/soft_overlong/mean"] < 0  # the values compared are not all zero

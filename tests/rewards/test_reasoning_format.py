@@ -115,8 +115,17 @@ def test_reasoning_reward_params_are_checked_at_build_time(name, params, match):
 
 
 def test_reasoning_rewards_compose_in_a_spec_and_report_components():
-    reward = rk.build_reward({"name": "r1", "combine": "sum", "terms": [
-        "think_format", {"reward": "reasoning_steps", "weight": 0.5}, {"reward": "tag_count", "weight": 0.25}]})
+    reward = rk.build_reward(
+        {
+            "name": "r1",
+            "combine": "sum",
+            "terms": [
+                "think_format",
+                {"reward": "reasoning_steps", "weight": 0.5},
+                {"reward": "tag_count", "weight": 0.25},
+            ],
+        }
+    )
     rows = reward.explain(completions=["<think>\n1. a\n2. b\n3. c\n</think>\nanswer: 4"])
     assert rows[0]["components"] == {"think_format": 1.0, "reasoning_steps": 1.0, "tag_count": 0.5}
     assert rows[0]["reward"] == pytest.approx(1.0 + 0.5 + 0.125)

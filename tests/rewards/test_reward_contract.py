@@ -42,16 +42,16 @@ def trl_kwargs(n: int, **columns) -> dict:
 
 
 def test_get_reward_conventions(test_plugin):
-    plain = rk.get_reward("column_value")                                     # plain function: wrapped
+    plain = rk.get_reward("column_value")  # plain function: wrapped
     assert isinstance(plain, rk.Reward) and plain.func is column_value and plain.__name__ == "column_value"
     assert plain(prompts=None, completions=["x"], value=[1]) == [1.0]
-    bound = rk.get_reward("column_value", value_key="b")                      # params: a partial, wrapped
+    bound = rk.get_reward("column_value", value_key="b")  # params: a partial, wrapped
     assert isinstance(bound, rk.Reward) and isinstance(bound.func, functools.partial)
     assert bound.func.func is column_value
     assert bound(prompts=None, completions=["x"], b=[2]) == [2.0]
-    assert bound.__name__ == "column_value"                                   # TRL logs under __name__
+    assert bound.__name__ == "column_value"  # TRL logs under __name__
     assert pickle.loads(pickle.dumps(bound))(prompts=None, completions=["x"], b=[4]) == [4.0]
-    made = rk.get_reward("scaled_column", key="b")                            # factory: called with params
+    made = rk.get_reward("scaled_column", key="b")  # factory: called with params
     assert made(prompts=None, completions=["x"], b=[3]) == [3.0]
     with pytest.raises(rk.ConfigError, match="bad parameters for reward 'column_value'.*it accepts: value_key"):
         rk.get_reward("column_value", valuekey="b")
@@ -61,8 +61,9 @@ def test_get_reward_conventions(test_plugin):
         rk.get_reward("nope")
 
 
-@pytest.mark.parametrize("name", ["math_accuracy", "mcq_accuracy", "tag_format", "soft_overlong",
-                                  "cosine_length", "repetition_penalty"])
+@pytest.mark.parametrize(
+    "name", ["math_accuracy", "mcq_accuracy", "tag_format", "soft_overlong", "cosine_length", "repetition_penalty"]
+)
 def test_builtin_names_and_signature(name):
     reward = rk.get_reward(name)
     assert reward.__name__ == name
@@ -96,20 +97,30 @@ def test_none_where_no_reference_and_solution_fallback():
     "spec",
     [
         "math_accuracy",
-        {"combine": "sum", "terms": ["math_accuracy", {"reward": "tag_format", "weight": 0.5},
-                                     {"reward": "soft_overlong", "params": {"max_length": 60, "cache": 30,
-                                                                            "unit": "chars"}}]},
+        {
+            "combine": "sum",
+            "terms": [
+                "math_accuracy",
+                {"reward": "tag_format", "weight": 0.5},
+                {"reward": "soft_overlong", "params": {"max_length": 60, "cache": 30, "unit": "chars"}},
+            ],
+        },
     ],
 )
 def test_chat_and_plain_score_the_same(spec):
     reward = rk.build_reward({"reward": spec} if isinstance(spec, str) else spec)
     with reward:
         plain = reward(prompts=["q"] * 4, completions=PLAIN, answer=["42"] * 4)
-        chat = reward(prompts=[[{"role": "user", "content": "q"}]] * 4,
-                      completions=[as_chat(t) for t in PLAIN], answer=["42"] * 4)
+        chat = reward(
+            prompts=[[{"role": "user", "content": "q"}]] * 4, completions=[as_chat(t) for t in PLAIN], answer=["42"] * 4
+        )
         # reasoning_content is the <think> block a reasoning parser split off
-        split = reward(completions=[[{"role": "assistant", "reasoning_content": "6 * 7 = 42",
-                                      "content": r"<answer>\boxed{42}</answer>"}]], answer=["42"])
+        split = reward(
+            completions=[
+                [{"role": "assistant", "reasoning_content": "6 * 7 = 42", "content": r"<answer>\boxed{42}</answer>"}]
+            ],
+            answer=["42"],
+        )
     assert plain == chat
     assert split == plain[:1]
     assert len(set(plain)) > 1
@@ -118,27 +129,30 @@ def test_chat_and_plain_score_the_same(spec):
 def test_mcq_accuracy_reads_options_column():
     reward = rk.get_reward("mcq_accuracy")
     with reward:
-        got = reward(completions=["Answer: Paris", "<answer>A</answer>", "A or B"], answer=["B", "B", "B"],
-                     options=[["London", "Paris", "Rome"]] * 3)
+        got = reward(
+            completions=["Answer: Paris", "<answer>A</answer>", "A or B"],
+            answer=["B", "B", "B"],
+            options=[["London", "Paris", "Rome"]] * 3,
+        )
     assert got == [1.0, 0.0, 0.0]
 
 
 def test_one_verifier_per_name_and_params_and_one_batch_call(test_plugin):
     first, second = rk.get_reward("contains"), rk.get_reward("contains")
     other = rk.get_reward("contains", partial=0.5)
-    assert CountingVerifier.instances == 0                       # created lazily, not at get_reward
+    assert CountingVerifier.instances == 0  # created lazily, not at get_reward
     assert first(completions=["a4", "b", "c4"], answer=["4", "4", "4"]) == [1.0, 0.0, 1.0]
-    assert CountingVerifier.batch_calls == 1                     # one verify_batch for three samples
+    assert CountingVerifier.batch_calls == 1  # one verify_batch for three samples
     second(completions=["x"], answer=["x"])
-    assert CountingVerifier.instances == 1                       # shared by (name, params)
-    assert other(completions=["b"], answer=["4"]) == [0.5]     # partial credit passes through
+    assert CountingVerifier.instances == 1  # shared by (name, params)
+    assert other(completions=["b"], answer=["4"]) == [0.5]  # partial credit passes through
     assert CountingVerifier.instances == 2
     first.close()
-    assert CountingVerifier.closed == 0                          # second still uses it
+    assert CountingVerifier.closed == 0  # second still uses it
     second.close()
     other.close()
     assert CountingVerifier.closed == 2 and shared_verifier_count() == 0
-    assert first(completions=["4"], answer=["4"]) == [1.0]      # usable again after close
+    assert first(completions=["4"], answer=["4"]) == [1.0]  # usable again after close
     first.close()
 
 
@@ -201,13 +215,22 @@ def test_plain_function_terms_must_return_one_value_per_completion(test_plugin):
 
 
 def test_log_metric_reports_components():
-    reward = rk.build_reward({"name": "acc_fmt", "combine": "sum", "terms": [
-        {"reward": "math_accuracy", "params": {"timeout": 20}}, {"reward": "tag_format", "weight": 0.5}]})
+    reward = rk.build_reward(
+        {
+            "name": "acc_fmt",
+            "combine": "sum",
+            "terms": [{"reward": "math_accuracy", "params": {"timeout": 20}}, {"reward": "tag_format", "weight": 0.5}],
+        }
+    )
     metrics, extra = {}, {}
     with reward:
-        reward(prompts=["q"] * 4, completions=PLAIN, answer=["42"] * 4,
-               log_metric=lambda name, value: metrics.__setitem__(name, value),
-               log_extra=lambda column, values: extra.__setitem__(column, values))
+        reward(
+            prompts=["q"] * 4,
+            completions=PLAIN,
+            answer=["42"] * 4,
+            log_metric=lambda name, value: metrics.__setitem__(name, value),
+            log_extra=lambda column, values: extra.__setitem__(column, values),
+        )
     assert metrics == {"rewards/acc_fmt/math_accuracy/mean": 0.25, "rewards/acc_fmt/tag_format/mean": 0.5}
     # component values and verdict statuses go to TRL's completions table, one per completion
     assert extra == {
@@ -223,8 +246,15 @@ def test_length_reward_helper_is_plain(test_plugin):
 
 
 def test_terms_sharing_a_verifier_judge_each_sample_once(test_plugin):
-    reward = rk.build_reward({"combine": "sum", "terms": [
-        "contains", {"reward": "contains", "name": "contains_again", "params": {"reference_key": "answer"}}]})
+    reward = rk.build_reward(
+        {
+            "combine": "sum",
+            "terms": [
+                "contains",
+                {"reward": "contains", "name": "contains_again", "params": {"reference_key": "answer"}},
+            ],
+        }
+    )
     with reward:
         assert reward(completions=["a4", "b"], answer=["4", "4"]) == [2.0, 0.0]
         assert CountingVerifier.batch_calls == 1 and CountingVerifier.instances == 1
@@ -262,20 +292,31 @@ def test_forked_child_starts_its_own_verifier(test_plugin):
     values, instances_in_child, closed_in_child = queue.get(timeout=60)
     child.join(timeout=30)
     assert values == [1.0] and instances_in_child == 2 and closed_in_child == 0  # its own, parent's untouched
-    assert CountingVerifier.closed == 0          # the child did not close the parent's verifier
+    assert CountingVerifier.closed == 0  # the child did not close the parent's verifier
     reward.close()
     assert CountingVerifier.closed == 1
 
 
 def test_mcq_accuracy_reads_mmlu_and_arc_columns_as_trl_passes_them():
     with rk.get_reward("mcq_accuracy") as reward:  # MMLU: question, subject, choices, answer (0-based int)
-        mmlu = reward(completions=["Answer: B", [{"role": "assistant", "content": "The answer is Paris"}], "A or B"],
-                      prompts=["q"] * 3, question=["q"] * 3, subject=["geo"] * 3,
-                      choices=[["Paris", "London", "Berlin", "Madrid"]] * 3, answer=[1, 0, 1])
-        arc_choices = [{"text": ["dry palms", "wet palms", "oily palms"], "label": ["1", "2", "3"]},
-                       {"text": ["dry palms", "wet palms", "oily palms"], "label": ["A", "B", "C"]}]
-        arc = reward(completions=["Answer: (1)", "The answer is wet palms"], id=["a", "b"],
-                     choices=arc_choices, answerKey=["1", "B"])
+        mmlu = reward(
+            completions=["Answer: B", [{"role": "assistant", "content": "The answer is Paris"}], "A or B"],
+            prompts=["q"] * 3,
+            question=["q"] * 3,
+            subject=["geo"] * 3,
+            choices=[["Paris", "London", "Berlin", "Madrid"]] * 3,
+            answer=[1, 0, 1],
+        )
+        arc_choices = [
+            {"text": ["dry palms", "wet palms", "oily palms"], "label": ["1", "2", "3"]},
+            {"text": ["dry palms", "wet palms", "oily palms"], "label": ["A", "B", "C"]},
+        ]
+        arc = reward(
+            completions=["Answer: (1)", "The answer is wet palms"],
+            id=["a", "b"],
+            choices=arc_choices,
+            answerKey=["1", "B"],
+        )
     assert mmlu == [1.0, 1.0, 0.0]
     assert arc == [1.0, 1.0]
 

@@ -24,8 +24,12 @@ terms:
 ROWS = [
     {"id": 1, "prompt": "6*7?", "completion": r"<think>6*7=42</think><answer>\boxed{42}</answer>", "answer": "42"},
     {"id": 2, "prompt": "6*7?", "completion": r"\boxed{42}", "answer": "42"},
-    {"id": 3, "prompt": [{"role": "user", "content": "6*7?"}],
-     "completion": [{"role": "assistant", "content": r"either \boxed{42} or \boxed{24}"}], "answer": "42"},
+    {
+        "id": 3,
+        "prompt": [{"role": "user", "content": "6*7?"}],
+        "completion": [{"role": "assistant", "content": r"either \boxed{42} or \boxed{24}"}],
+        "answer": "42",
+    },
     {"id": 4, "prompt": "no ref", "completion": "<think>a</think><answer>b</answer>", "answer": None},
 ]
 
@@ -64,8 +68,20 @@ def check_scored(rows: list[dict]) -> None:
 def test_score_jsonl(tmp_path, spec):
     data = write_jsonl(tmp_path / "in.jsonl", ROWS)
     out, summary = tmp_path / "out.jsonl", tmp_path / "summary.json"
-    result = invoke("--reward", str(spec), "--input", str(data), "--output", str(out),
-                    "--summary-json", str(summary), "--batch-size", "3", "--workers", "2")
+    result = invoke(
+        "--reward",
+        str(spec),
+        "--input",
+        str(data),
+        "--output",
+        str(out),
+        "--summary-json",
+        str(summary),
+        "--batch-size",
+        "3",
+        "--workers",
+        "2",
+    )
     assert result.exit_code == 0, result.output
     check_scored(read_jsonl(out))
     totals = json.loads(summary.read_text())
@@ -112,7 +128,11 @@ def test_score_with_a_registered_reward_name(tmp_path):
     ("content", "args", "message"),
     [
         ('{"completion": "x"}\nnot json\n', [], "in.jsonl:2: not valid JSON"),
-        ('{"text": "x", "answer": "1"}\n', [], "in.jsonl:1: no 'completion' field (set --completion-key); its fields: text, answer"),
+        (
+            '{"text": "x", "answer": "1"}\n',
+            [],
+            "in.jsonl:1: no 'completion' field (set --completion-key); its fields: text, answer",
+        ),
         ('{"completion": "x"}\n', ["--reward", "nope"], "unknown reward 'nope'"),
         ('{"completion": "x"}\n', [], "needs a dataset column named 'answer' or 'solution'"),
     ],

@@ -148,8 +148,16 @@ def test_limit_scores_the_first_rows_and_resume_finishes_within_it(tmp_path, spe
 def test_skip_invalid_reports_file_lines(tmp_path, spec):
     good = rows(3)
     data = tmp_path / "in.jsonl"
-    data.write_text(json.dumps(good[0]) + "\n{oops\n\n[1, 2]\n" + json.dumps({"text": "x"}) + "\n"
-                    + json.dumps(good[1]) + "\n" + json.dumps(good[2]) + "\n")
+    data.write_text(
+        json.dumps(good[0])
+        + "\n{oops\n\n[1, 2]\n"
+        + json.dumps({"text": "x"})
+        + "\n"
+        + json.dumps(good[1])
+        + "\n"
+        + json.dumps(good[2])
+        + "\n"
+    )
     out = tmp_path / "out.jsonl"
     result = score("-r", str(spec), "-i", str(data), "-o", str(out))
     assert result.exit_code != 0
@@ -157,8 +165,11 @@ def test_skip_invalid_reports_file_lines(tmp_path, spec):
     summary = tmp_path / "s.json"
     result = score("-r", str(spec), "-i", str(data), "-o", str(out), "--skip-invalid", "--summary-json", str(summary))
     assert result.exit_code == 0, result.output
-    for line, why in ((2, "not valid JSON"), (4, "expected a JSON object per line, got list"),
-                      (5, "no 'completion' field")):
+    for line, why in (
+        (2, "not valid JSON"),
+        (4, "expected a JSON object per line, got list"),
+        (5, "no 'completion' field"),
+    ):
         assert f"skipped {data}:{line}: {why}" in flat(result)
     assert [r["id"] for r in read_jsonl(out)] == [0, 1, 2]
     assert json.loads(summary.read_text())["skipped"] == 3
@@ -169,12 +180,25 @@ def test_reference_key_and_params_from_the_cli(tmp_path, spec):
     data = write_jsonl(tmp_path / "in.jsonl", renamed)
     out = tmp_path / "out.jsonl"
     expected = [0.0, 1.0, 1.0, 0.0]
-    result = score("-r", str(spec), "-i", str(data), "-o", str(out), "--completion-key", "response",
-                   "--reference-key", "gold")
+    result = score(
+        "-r", str(spec), "-i", str(data), "-o", str(out), "--completion-key", "response", "--reference-key", "gold"
+    )
     assert result.exit_code == 0, result.output
     assert [r["reward"] for r in read_jsonl(out)] == expected
-    result = score("-r", "math_accuracy", "-p", "timeout=20", "-p", "reference_key=gold", "-i", str(data),
-                   "-o", str(out), "--completion-key", "response")
+    result = score(
+        "-r",
+        "math_accuracy",
+        "-p",
+        "timeout=20",
+        "-p",
+        "reference_key=gold",
+        "-i",
+        str(data),
+        "-o",
+        str(out),
+        "--completion-key",
+        "response",
+    )
     assert result.exit_code == 0, result.output
     assert [r["reward"] for r in read_jsonl(out)] == expected
     result = score("-r", "math_accuracy", "-p", "timeout=20", "-i", str(data), "--completion-key", "response")
@@ -234,8 +258,10 @@ def test_split_on_a_plain_dataset_is_an_error(tmp_path, spec, ci_require):
 
 def test_statuses_count_samples_and_each_term_separately(tmp_path):
     spec = tmp_path / "two.yaml"
-    spec.write_text("combine: sum\nterms:\n  - reward: math_accuracy\n    name: first\n    params: {timeout: 20}\n"
-                    "  - reward: math_accuracy\n    name: second\n    params: {timeout: 20}\n")
+    spec.write_text(
+        "combine: sum\nterms:\n  - reward: math_accuracy\n    name: first\n    params: {timeout: 20}\n"
+        "  - reward: math_accuracy\n    name: second\n    params: {timeout: 20}\n"
+    )
     data = write_jsonl(tmp_path / "in.jsonl", rows(5))
     summary = tmp_path / "s.json"
     result = score("-r", str(spec), "-i", str(data), "--summary-json", str(summary))
@@ -288,12 +314,26 @@ def test_a_real_interrupt_keeps_the_scored_rows_and_resume_finishes(tmp_path, ci
     out = tmp_path / "out.jsonl"
     spec = tmp_path / "code.yaml"
     spec.write_text("reward: code_pass_rate\nparams: {wall_time: 10}\n")
-    args = [sys.executable, "-m", "rewardkit.cli", "score", "-r", str(spec), "-i", str(data), "-o", str(out),
-            "--batch-size", "1", "--no-progress"]
+    args = [
+        sys.executable,
+        "-m",
+        "rewardkit.cli",
+        "score",
+        "-r",
+        str(spec),
+        "-i",
+        str(data),
+        "-o",
+        str(out),
+        "--batch-size",
+        "1",
+        "--no-progress",
+    ]
     src = str(Path(__file__).resolve().parents[2] / "src")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline and proc.poll() is None:
         if out.exists() and out.read_text().count("\n") >= 2:

@@ -18,17 +18,17 @@ THINK_ANSWER = "<think>x</think><answer>y</answer>"
     [
         (THINK_ANSWER, 1.0, 1.0),
         ("  <think>work</think>\n\n<answer>42</answer>\n", 1.0, 1.0),
-        ("<think></think><answer>y</answer>", 0.0, 0.5),            # empty think
-        ("<think> \n </think><answer>y</answer>", 0.0, 0.5),        # blank think
-        ("<think>x</think><answer></answer>", 0.0, 0.5),            # empty answer
-        ("<think>x</think><answer>y</answer> Thanks!", 0.0, 0.5),   # text after the closing tag
-        ("Sure. <think>x</think><answer>y</answer>", 0.0, 1.0),     # text before the first block
-        ("<think>x</think> so <answer>y</answer>", 0.0, 1.0),       # text between blocks
-        ("<answer>y</answer><think>x</think>", 0.0, 0.5),           # wrong order: only the first counts
-        ("<think>x</think>The answer is 5", 0.0, 0.0),              # trailing text, no answer block
+        ("<think></think><answer>y</answer>", 0.0, 0.5),  # empty think
+        ("<think> \n </think><answer>y</answer>", 0.0, 0.5),  # blank think
+        ("<think>x</think><answer></answer>", 0.0, 0.5),  # empty answer
+        ("<think>x</think><answer>y</answer> Thanks!", 0.0, 0.5),  # text after the closing tag
+        ("Sure. <think>x</think><answer>y</answer>", 0.0, 1.0),  # text before the first block
+        ("<think>x</think> so <answer>y</answer>", 0.0, 1.0),  # text between blocks
+        ("<answer>y</answer><think>x</think>", 0.0, 0.5),  # wrong order: only the first counts
+        ("<think>x</think>The answer is 5", 0.0, 0.0),  # trailing text, no answer block
         ("<answer>y</answer>", 0.0, 0.5),
         ("<think>x</think><answer>y</answer><answer>z</answer>", 0.0, 0.5),  # answer twice
-        ("<think>x<answer>y</answer></think>", 0.0, 0.5),           # nested: answer counted, think not
+        ("<think>x<answer>y</answer></think>", 0.0, 0.5),  # nested: answer counted, think not
         ("no tags at all", 0.0, 0.0),
         ("", 0.0, 0.0),
     ],
@@ -79,7 +79,7 @@ def test_soft_overlong_tokens_without_source_is_a_clear_error():
         (25, 1.0, 0.5, 0.5 + 0.25 * (1 + math.cos(math.pi / 4))),
         (50, 1.0, 0.5, 0.75),
         (100, 1.0, 0.5, 0.5),
-        (200, 1.0, 0.5, 0.5),      # clamped beyond max_length
+        (200, 1.0, 0.5, 0.5),  # clamped beyond max_length
         (0, -1.0, -0.5, -1.0),
         (50, -1.0, -0.5, -0.75),
         (100, -1.0, -0.5, -0.5),
@@ -99,11 +99,11 @@ def test_cosine_length_differs_for_correct_and_wrong():
 @pytest.mark.parametrize(
     ("text", "n", "max_penalty", "expected"),
     [
-        ("a b a b a b", 2, -1.0, -0.6),     # 5 bigrams, 2 distinct
+        ("a b a b a b", 2, -1.0, -0.6),  # 5 bigrams, 2 distinct
         ("a b a b a b", 2, -0.5, -0.3),
-        ("A b a B", 2, -1.0, -1 / 3),       # case-insensitive: (a,b),(b,a),(a,b)
+        ("A b a B", 2, -1.0, -1 / 3),  # case-insensitive: (a,b),(b,a),(a,b)
         ("the cat sat on the mat", 2, -1.0, 0.0),
-        ("word", 2, -1.0, 0.0),              # shorter than n
+        ("word", 2, -1.0, 0.0),  # shorter than n
         ("", 3, -1.0, 0.0),
         ("go go go go go", 1, -1.0, -0.8),  # 5 unigrams, 1 distinct
     ],
@@ -132,9 +132,15 @@ def test_bad_shaper_params(name, params, match):
 
 
 def test_batch_reads_reasoning_content_and_several_messages():
-    batch = Batch.from_call(None, [[
-        {"role": "assistant", "reasoning_content": "r", "content": "<answer>1</answer>"},
-        {"role": "tool", "content": "ignored"},
-        {"role": "assistant", "content": [{"type": "text", "text": "more"}]},
-    ]], {})
+    batch = Batch.from_call(
+        None,
+        [
+            [
+                {"role": "assistant", "reasoning_content": "r", "content": "<answer>1</answer>"},
+                {"role": "tool", "content": "ignored"},
+                {"role": "assistant", "content": [{"type": "text", "text": "more"}]},
+            ]
+        ],
+        {},
+    )
     assert batch.texts == ["<think>r</think><answer>1</answer>\nmore"]

@@ -68,7 +68,9 @@ def test_bad_params_name_field_and_accepted_params():
 
 def test_bad_param_value_is_reported_with_field():
     msg = error_of({"combine": "sum", "terms": [{"reward": "soft_overlong", "params": {"cache": "lots"}}]})
-    assert msg.startswith("spec.terms[0].params.cache: expected an integer (a parameter of reward 'soft_overlong'), got str 'lots'")
+    assert msg.startswith(
+        "spec.terms[0].params.cache: expected an integer (a parameter of reward 'soft_overlong'), got str 'lots'"
+    )
 
 
 def test_bad_verifier_param_fails_at_build_time():
@@ -80,27 +82,45 @@ def test_bad_verifier_param_fails_at_build_time():
 @pytest.mark.parametrize(
     ("spec", "expected"),
     [
-        ({"combine": "sum", "terms": [{"reward": "tag_format", "weight": "high"}]},
-         "spec.terms[0].weight: expected a number, got str 'high'"),
-        ({"combine": "sum", "terms": "tag_format"},
-         "spec.terms: expected a non-empty list of terms, got 'tag_format'"),
+        (
+            {"combine": "sum", "terms": [{"reward": "tag_format", "weight": "high"}]},
+            "spec.terms[0].weight: expected a number, got str 'high'",
+        ),
+        ({"combine": "sum", "terms": "tag_format"}, "spec.terms: expected a non-empty list of terms, got 'tag_format'"),
         ({"combine": "sum", "terms": []}, "spec.terms: expected a non-empty list of terms"),
         ({"combine": "sum"}, "spec: combine: sum needs field 'terms' (a list of terms)"),
-        ({"combine": "average", "terms": ["tag_format"]}, "spec.combine: unknown combinator 'average'; registered combinators:"),
+        (
+            {"combine": "average", "terms": ["tag_format"]},
+            "spec.combine: unknown combinator 'average'; registered combinators:",
+        ),
         ({"combine": "sum", "terms": [{"weight": 1}]}, "spec.terms[0]: needs exactly one of 'reward'"),
         ({"combine": "sum", "terms": [{"reward": "tag_format", "combine": "sum"}]}, "needs exactly one of 'reward'"),
-        ({"combine": "sum", "terms": [{"reward": "tag_format", "wieght": 2}]},
-         "spec.terms[0]: unknown field(s) 'wieght'; allowed: reward, params, verifier, weight, name, where"),
-        ({"combine": "sum", "terms": [{"reward": "tag_format", "params": [1]}]},
-         "spec.terms[0].params: expected a mapping"),
-        ({"combine": "gate", "when": "tag_format", "then": "tag_format", "threshold": "yes"},
-         "spec.threshold: expected int or float"),
+        (
+            {"combine": "sum", "terms": [{"reward": "tag_format", "wieght": 2}]},
+            "spec.terms[0]: unknown field(s) 'wieght'; allowed: reward, params, verifier, weight, name, where",
+        ),
+        (
+            {"combine": "sum", "terms": [{"reward": "tag_format", "params": [1]}]},
+            "spec.terms[0].params: expected a mapping",
+        ),
+        (
+            {"combine": "gate", "when": "tag_format", "then": "tag_format", "threshold": "yes"},
+            "spec.threshold: expected int or float",
+        ),
         ({"combine": "gate", "when": "tag_format"}, "spec: combine: gate needs field 'then' (one term)"),
-        ({"combine": "clip", "term": "tag_format"}, "spec: combinator 'clip_tag_format' (clip) needs field 'low' or 'high'"),
+        (
+            {"combine": "clip", "term": "tag_format"},
+            "spec: combinator 'clip_tag_format' (clip) needs field 'low' or 'high'",
+        ),
         ({"combine": "clip", "term": "tag_format", "low": 1, "high": 0}, "low (1) must not exceed high (0)"),
-        ({"combine": "scale", "term": "tag_format", "factr": 2},
-         "spec: unknown field(s) 'factr'; allowed: combine, name, weight, where, term, factor, offset"),
-        ({"combine": "sum", "terms": [{"reward": "tag_format", "where": "math"}]}, "spec.terms[0].where: expected a mapping"),
+        (
+            {"combine": "scale", "term": "tag_format", "factr": 2},
+            "spec: unknown field(s) 'factr'; allowed: combine, name, weight, where, term, factor, offset",
+        ),
+        (
+            {"combine": "sum", "terms": [{"reward": "tag_format", "where": "math"}]},
+            "spec.terms[0].where: expected a mapping",
+        ),
         ({"combine": "sum", "terms": [42]}, "spec.terms[0]: expected a mapping with 'reward' or 'combine'"),
         ({"reward": "tag_format", "name": ""}, "spec.name: expected a non-empty string"),
     ],

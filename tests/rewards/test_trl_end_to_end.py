@@ -17,7 +17,7 @@ SPEC = {
     "terms": [
         "math_accuracy",
         {"reward": "tag_format", "weight": 0.5, "params": {"strict": False}},
-        {"reward": "soft_overlong", "params": {"max_length": 8, "cache": 4}},   # tokens, from completion_ids
+        {"reward": "soft_overlong", "params": {"max_length": 8, "cache": 4}},  # tokens, from completion_ids
         {"reward": "spy"},
     ],
 }
@@ -38,13 +38,27 @@ def run_grpo(tmp_path, ci_require, conversational: bool, use_async: bool = False
     ]
     reward = rk.build_reward(SPEC)
     config = GRPOConfig(
-        output_dir=str(tmp_path / "out"), use_cpu=True, bf16=False, fp16=False, max_steps=2,
-        per_device_train_batch_size=4, num_generations=4, max_completion_length=12, logging_steps=1,
-        learning_rate=1e-4, report_to="none", save_strategy="no", seed=0, dataloader_num_workers=0,
+        output_dir=str(tmp_path / "out"),
+        use_cpu=True,
+        bf16=False,
+        fp16=False,
+        max_steps=2,
+        per_device_train_batch_size=4,
+        num_generations=4,
+        max_completion_length=12,
+        logging_steps=1,
+        learning_rate=1e-4,
+        report_to="none",
+        save_strategy="no",
+        seed=0,
+        dataloader_num_workers=0,
     )
     trainer = GRPOTrainer(
-        model=str(model_dir), reward_funcs=[reward.as_async() if use_async else reward], args=config,
-        train_dataset=datasets.Dataset.from_list(rows), processing_class=None,
+        model=str(model_dir),
+        reward_funcs=[reward.as_async() if use_async else reward],
+        args=config,
+        train_dataset=datasets.Dataset.from_list(rows),
+        processing_class=None,
     )
     SPY_CALLS.clear()
     try:
@@ -55,21 +69,23 @@ def run_grpo(tmp_path, ci_require, conversational: bool, use_async: bool = False
 
 
 @pytest.mark.parametrize(
-    ("conversational", "use_async"), [(False, False), (True, False), (False, True)],
+    ("conversational", "use_async"),
+    [(False, False), (True, False), (False, True)],
     ids=["plain", "conversational", "plain-async"],
 )
 def test_grpo_steps_with_composed_reward(tmp_path, ci_require, conversational, use_async):
     history = run_grpo(tmp_path, ci_require, conversational, use_async)
     logs = [entry for entry in history if "rewards/rk_reward/mean" in entry]
-    assert len(logs) == 2                                          # one log per step
+    assert len(logs) == 2  # one log per step
     for entry in logs:
         total = entry["rewards/rk_reward/mean"]
         parts = {k: entry[f"rewards/rk_reward/{k}/mean"] for k in ("math_accuracy", "tag_format", "soft_overlong")}
         assert 0.0 <= parts["math_accuracy"] <= 1.0 and 0.0 <= parts["tag_format"] <= 1.0
-        assert -1.0 <= parts["soft_overlong"] < 0.0                # 12-token budget past an 8-token limit
+        assert -1.0 <= parts["soft_overlong"] < 0.0  # 12-token budget past an 8-token limit
         spy = entry["rewards/rk_reward/spy/mean"]
-        assert math.isclose(total, parts["math_accuracy"] + 0.5 * parts["tag_format"] + parts["soft_overlong"] + spy,
-                            abs_tol=1e-5)
+        assert math.isclose(
+            total, parts["math_accuracy"] + 0.5 * parts["tag_format"] + parts["soft_overlong"] + spy, abs_tol=1e-5
+        )
     assert len(SPY_CALLS) >= 2
     call = SPY_CALLS[0]
     assert {"completion_ids", "trainer_state", "log_metric", "log_extra", "answer", "level"} <= set(call["kwargs"])
@@ -99,16 +115,34 @@ def test_train_trl_example_runs_with_cpu_switch_and_logs_components_per_sample(t
     assert example.parse_args([]).cpu is False and example.use_bf16(cpu=True) is False
     model_dir = build_tiny_model(tmp_path / "tiny")
     out = tmp_path / "out"
-    trainer = example.main([
-        "--cpu", "--model", str(model_dir), "--steps", "1", "--output-dir", str(out), "--plain",
-        "--batch-size", "4", "--num-generations", "4", "--max-completion-length", "8",
-    ])
+    trainer = example.main(
+        [
+            "--cpu",
+            "--model",
+            str(model_dir),
+            "--steps",
+            "1",
+            "--output-dir",
+            str(out),
+            "--plain",
+            "--batch-size",
+            "4",
+            "--num-generations",
+            "4",
+            "--max-completion-length",
+            "8",
+        ]
+    )
     assert trainer.args.use_cpu and not trainer.args.bf16
     assert (out / "config.json").is_file()
     extra = {k: list(v) for k, v in trainer._logs["extra"].items()}
     n = len(trainer._logs["completion"])
-    for column in ("math_reward/math_accuracy", "math_reward/tag_format", "math_reward/soft_overlong",
-                   "math_reward/math_accuracy/status"):
+    for column in (
+        "math_reward/math_accuracy",
+        "math_reward/tag_format",
+        "math_reward/soft_overlong",
+        "math_reward/math_accuracy/status",
+    ):
         assert column in extra and len(extra[column]) == n, (column, sorted(extra))
     assert set(extra["math_reward/math_accuracy"]) <= {0.0, 1.0, None}
     assert all(-1.0 <= v <= 0.0 for v in extra["math_reward/soft_overlong"])

@@ -25,7 +25,7 @@ SETTINGS = {"wall_time": 6.0, "memory_bytes": 256 << 20, "max_output_bytes": 64 
 ADD_TESTS = "assert add(1, 2) == 3\nassert add(0, 0) == 0\nassert add(-2, 2) == 0\nassert add(2, 2) == 4\n"
 HUMANEVAL = {
     "test": "def check(candidate):\n    assert candidate([1, 2, 3]) == 6\n    assert candidate([]) == 0\n"
-            "    assert candidate([5]) == 5\n",
+    "    assert candidate([5]) == 5\n",
     "entry_point": "total",
 }
 STDIO = {"inputs": ["1 2\n", "10 20\n", "-1 1\n"], "outputs": ["3\n", "30\n", "0\n"]}
@@ -50,34 +50,82 @@ PROGRAMS: dict[str, tuple[str, object, float]] = {
     # programs that try to fake success
     "exit_early": ("import sys\nsys.exit(0)\n", ADD_TESTS, 0.0),
     "os_exit_in_call": ("import os\ndef add(a, b):\n    os._exit(0)\n", ADD_TESTS, 0.0),
-    "atexit_exit": ("import atexit, os\natexit.register(lambda: os._exit(0))\ndef add(a, b):\n    return 0\n",
-                    ADD_TESTS, 0.5),
-    "always_equal": (("class Any:\n    def __eq__(self, other):\n        return True\n    __hash__ = None\n"
-                     "def add(a, b):\n    return Any()\n"), ADD_TESTS, 0.0),
-    "patched_builtins": (("import builtins\nbuiltins.AssertionError = type('Never', (Exception,), {})\n"
-                         "builtins.isinstance = lambda *a: True\ndef add(a, b):\n    return 7\n"), ADD_TESTS, 0.0),
-    "fake_marker": (("import sys\nprint('RKH1 0000 {\"tests\": [{\"outcome\": \"pass\"}]}')\n"
-                    "sys.stdout.flush()\nsys.exit(0)\n"), ADD_TESTS, 0.0),
+    "atexit_exit": (
+        "import atexit, os\natexit.register(lambda: os._exit(0))\ndef add(a, b):\n    return 0\n",
+        ADD_TESTS,
+        0.5,
+    ),
+    "always_equal": (
+        (
+            "class Any:\n    def __eq__(self, other):\n        return True\n    __hash__ = None\n"
+            "def add(a, b):\n    return Any()\n"
+        ),
+        ADD_TESTS,
+        0.0,
+    ),
+    "patched_builtins": (
+        (
+            "import builtins\nbuiltins.AssertionError = type('Never', (Exception,), {})\n"
+            "builtins.isinstance = lambda *a: True\ndef add(a, b):\n    return 7\n"
+        ),
+        ADD_TESTS,
+        0.0,
+    ),
+    "fake_marker": (
+        ('import sys\nprint(\'RKH1 0000 {"tests": [{"outcome": "pass"}]}\')\nsys.stdout.flush()\nsys.exit(0)\n'),
+        ADD_TESTS,
+        0.0,
+    ),
     # programs that attack the sandbox
-    "fork_bomb": (("import os\ndef add(a, b):\n    while True:\n        try:\n            os.fork()\n"
-                  "        except OSError:\n            pass\n"), ADD_TESTS, 0.0),
+    "fork_bomb": (
+        (
+            "import os\ndef add(a, b):\n    while True:\n        try:\n            os.fork()\n"
+            "        except OSError:\n            pass\n"
+        ),
+        ADD_TESTS,
+        0.0,
+    ),
     "memory_bomb": ("def add(a, b):\n    blob = bytearray(4 << 30)\n    return a + b\n", ADD_TESTS, 0.0),
-    "growing_allocation": ("def add(a, b):\n    keep = []\n    while True:\n        keep.append(bytearray(32 << 20))\n",
-                           ADD_TESTS, 0.0),
-    "stdout_flood": ("import sys\ndef add(a, b):\n    while True:\n        sys.stdout.write('x' * 65536)\n",
-                     ADD_TESTS, 0.0),
-    "kill_all": ("import os, signal\ndef add(a, b):\n    os.kill(-1, signal.SIGKILL)\n    return a + b\n",
-                 ADD_TESTS, 0.0),
+    "growing_allocation": (
+        "def add(a, b):\n    keep = []\n    while True:\n        keep.append(bytearray(32 << 20))\n",
+        ADD_TESTS,
+        0.0,
+    ),
+    "stdout_flood": (
+        "import sys\ndef add(a, b):\n    while True:\n        sys.stdout.write('x' * 65536)\n",
+        ADD_TESTS,
+        0.0,
+    ),
+    "kill_all": (
+        "import os, signal\ndef add(a, b):\n    os.kill(-1, signal.SIGKILL)\n    return a + b\n",
+        ADD_TESTS,
+        0.0,
+    ),
     # the harness survives the attack, so the (correct) function still earns its credit
-    "kill_parent": ("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\ndef add(a, b):\n    return a + b\n",
-                    ADD_TESTS, 1.0),
+    "kill_parent": (
+        "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\ndef add(a, b):\n    return a + b\n",
+        ADD_TESTS,
+        1.0,
+    ),
     # its group is PID 1's in the local namespace, so killpg means kill(-1): ESRCH in both, an exception
-    "kill_parent_group": (("import os, signal\ndef add(a, b):\n    os.killpg(os.getpgid(os.getppid()), 9)\n"
-                          "    return a + b\n"), ADD_TESTS, 0.0),
-    "daemon_then_correct": (("import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
-                            "        time.sleep(60)\n    os._exit(0)\ndef add(a, b):\n    return a + b\n"), ADD_TESTS, 1.0),
-    "sigterm_ignored_sleep": (("import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
-                              "def add(a, b):\n    time.sleep(60)\n"), ADD_TESTS, 0.0),
+    "kill_parent_group": (
+        ("import os, signal\ndef add(a, b):\n    os.killpg(os.getpgid(os.getppid()), 9)\n    return a + b\n"),
+        ADD_TESTS,
+        0.0,
+    ),
+    "daemon_then_correct": (
+        (
+            "import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+            "        time.sleep(60)\n    os._exit(0)\ndef add(a, b):\n    return a + b\n"
+        ),
+        ADD_TESTS,
+        1.0,
+    ),
+    "sigterm_ignored_sleep": (
+        ("import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ndef add(a, b):\n    time.sleep(60)\n"),
+        ADD_TESTS,
+        0.0,
+    ),
 }
 
 LOCAL_BATCH = """
@@ -104,15 +152,21 @@ def verdict_pairs():
 
     spec = json.dumps({"settings": SETTINGS, "cases": cases})
     try:
-        proc = boundary.run_inside([sys.executable, "-c", LOCAL_BATCH], env=dict(os.environ), timeout=300,
-                                   pids_max=512, memory_bytes=4 << 30, stdin=spec)
+        proc = boundary.run_inside(
+            [sys.executable, "-c", LOCAL_BATCH],
+            env=dict(os.environ),
+            timeout=300,
+            pids_max=512,
+            memory_bytes=4 << 30,
+            stdin=spec,
+        )
     except OSError as exc:
         require(False, f"cannot make the outer boundary's cgroups: {exc}")
     assert proc.returncode == 0, proc.stderr[-3000:]
     local = json.loads(proc.stdout.strip().splitlines()[-1])
     return {
         name: ((d.score, d.correct, d.status), tuple(loc), d)
-        for name, d, loc in zip(names, docker_verdicts, local)
+        for name, d, loc in zip(names, docker_verdicts, local, strict=False)
     }
 
 
@@ -146,7 +200,13 @@ def test_humaneval_canonical_solutions_pass_on_docker_too():
     problems = list(read_problems().values())
     assert len(problems) == 164
     with rk.get_verifier("code", sandbox="docker", sandbox_options={"pool_size": 2}, wall_time=8.0) as v:
-        verdicts = v.verify_batch([p["prompt"] + p["canonical_solution"] for p in problems],
-                                  [{"test": p["test"], "entry_point": p["entry_point"]} for p in problems])
-    failed = {p["task_id"]: (x.status, x.details.get("error")) for p, x in zip(problems, verdicts) if not x.correct}
+        verdicts = v.verify_batch(
+            [p["prompt"] + p["canonical_solution"] for p in problems],
+            [{"test": p["test"], "entry_point": p["entry_point"]} for p in problems],
+        )
+    failed = {
+        p["task_id"]: (x.status, x.details.get("error"))
+        for p, x in zip(problems, verdicts, strict=False)
+        if not x.correct
+    }
     assert failed == {}

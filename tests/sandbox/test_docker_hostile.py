@@ -21,8 +21,14 @@ pytestmark = [pytest.mark.docker, pytest.mark.hostile]
 
 # tests/hostile uses 3 s per verdict, one verdict at a time; the whole suite runs here as one parallel batch,
 # so each verdict gets more headroom for the memory cases, whose three allocations to the cap take ~1 s.
-SETTINGS = {"wall_time": 5.0, "memory_bytes": 256 << 20, "max_processes": 16, "max_output_bytes": 256 << 10,
-            "max_scratch_bytes": 16 << 20, "max_file_bytes": 8 << 20}
+SETTINGS = {
+    "wall_time": 5.0,
+    "memory_bytes": 256 << 20,
+    "max_processes": 16,
+    "max_output_bytes": 256 << 10,
+    "max_scratch_bytes": 16 << 20,
+    "max_file_bytes": 8 << 20,
+}
 UNREACHABLE_PORT = 9  # nothing listens; with network "none" nothing outside the container is reachable anyway
 
 
@@ -32,24 +38,29 @@ def judged(request):
     require(problem is None, str(problem))
     os.environ[SECRET_ENV] = SECRET
     try:
-        verifier = rk.get_verifier("code", sandbox="docker",
-                                   sandbox_options={"pool_size": 2, "scratch_bytes": 16 << 20, "zygote": request.param},
-                                   **SETTINGS)
+        verifier = rk.get_verifier(
+            "code",
+            sandbox="docker",
+            sandbox_options={"pool_size": 2, "scratch_bytes": 16 << 20, "zygote": request.param},
+            **SETTINGS,
+        )
         with verifier:
             programs = [f"```python\n{c.program.replace('PORT', str(UNREACHABLE_PORT))}```" for c in CASES]
             verdicts = verifier.verify_batch(programs, [c.reference for c in CASES])
             after = verifier.verify_batch([GOOD, GOOD_IO], [REF, IO_REF])
             sandbox = verifier.sandbox
-            probe = ("import os\nstats = [open(f'/proc/{p}/stat').read() for p in os.listdir('/proc') if p.isdigit()]\n"
-                     "print(len([s for s in stats if s.rsplit(')', 1)[1].split()[0] != 'Z']),"
-                     " sorted(os.listdir('/tmp')), os.listdir('/dev/shm'))\n")
+            probe = (
+                "import os\nstats = [open(f'/proc/{p}/stat').read() for p in os.listdir('/proc') if p.isdigit()]\n"
+                "print(len([s for s in stats if s.rsplit(')', 1)[1].split()[0] != 'Z']),"
+                " sorted(os.listdir('/tmp')), os.listdir('/dev/shm'))\n"
+            )
             leftovers = [sandbox.run(["python3", "-c", probe], {}).stdout.decode().strip() for _ in range(4)]
             forked = sandbox.forked_runs
     finally:
         os.environ.pop(SECRET_ENV, None)
     if request.param:  # the zygote served the harness runs (a replaced container's first run included)
         assert forked == len(CASES) + 2
-    return dict(zip((c.name for c in CASES), verdicts)), after, (request.param, leftovers)
+    return dict(zip((c.name for c in CASES), verdicts, strict=False)), after, (request.param, leftovers)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])

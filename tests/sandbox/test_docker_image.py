@@ -24,15 +24,22 @@ def test_add_sandbox_user_appends_once(tmp_path):
     add_sandbox_user(tmp_path)
     passwd = (etc / "passwd").read_text().splitlines()
     group = (etc / "group").read_text().splitlines()
-    assert passwd == ["root:x:0:0:root:/root:/bin/bash",
-                      f"sandbox:x:{SANDBOX_UID}:{SANDBOX_UID}:rewardkit sandbox:/tmp:/usr/sbin/nologin"]
+    assert passwd == [
+        "root:x:0:0:root:/root:/bin/bash",
+        f"sandbox:x:{SANDBOX_UID}:{SANDBOX_UID}:rewardkit sandbox:/tmp:/usr/sbin/nologin",
+    ]
     assert group == ["root:x:0:", f"sandbox:x:{SANDBOX_UID}:"]
     assert (etc / "shadow").read_text().startswith("sandbox:!:")
 
 
 def test_trim_rootfs_empties_docs_and_caches_but_keeps_the_rest(tmp_path):
-    for rel in ("usr/share/doc/pkg/copyright", "var/cache/apt/archives/x.deb", "usr/share/locale/de/x.mo",
-                "usr/lib/python3.11/os.py", "usr/share/zoneinfo/UTC"):
+    for rel in (
+        "usr/share/doc/pkg/copyright",
+        "var/cache/apt/archives/x.deb",
+        "usr/share/locale/de/x.mo",
+        "usr/lib/python3.11/os.py",
+        "usr/share/zoneinfo/UTC",
+    ):
         path = tmp_path / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("x")
@@ -59,12 +66,15 @@ def test_the_built_image_has_python_the_user_and_the_label():
     image = client.images.get(DEFAULT_IMAGE)
     assert image.labels.get("org.rewardkit.sandbox") == "1"
     out = client.containers.run(
-        DEFAULT_IMAGE, ["python3", "-c", "import json, fractions, statistics, ctypes, os; print(os.getuid())"],
-        network_mode="none", remove=True,
+        DEFAULT_IMAGE,
+        ["python3", "-c", "import json, fractions, statistics, ctypes, os; print(os.getuid())"],
+        network_mode="none",
+        remove=True,
     )
     assert out.strip() == str(SANDBOX_UID).encode()  # the image's default user is the unprivileged one
-    passwd = client.containers.run(DEFAULT_IMAGE, ["grep", "^sandbox:", "/etc/passwd"], network_mode="none",
-                                   remove=True)
+    passwd = client.containers.run(
+        DEFAULT_IMAGE, ["grep", "^sandbox:", "/etc/passwd"], network_mode="none", remove=True
+    )
     assert passwd.startswith(f"sandbox:x:{SANDBOX_UID}:".encode())
 
 

@@ -81,7 +81,9 @@ def test_a_run_without_network_use_keeps_its_warm_container(sandbox) -> None:
     run(sandbox, "print(1)")  # settle: the pool's first container has served a run
     replaced = sandbox.pool.replaced
     for _ in range(3):
-        run(sandbox, "import socket\ns = socket.socket()\ns.bind(('127.0.0.1', 0))\ns.listen()\nprint(sum(range(10)))\n")
+        run(
+            sandbox, "import socket\ns = socket.socket()\ns.bind(('127.0.0.1', 0))\ns.listen()\nprint(sum(range(10)))\n"
+        )
     assert sandbox.pool.replaced == replaced  # a listening socket that saw no traffic leaves nothing behind
 
 
@@ -95,8 +97,10 @@ def test_network_state_a_run_leaves_never_reaches_the_next_run(sandbox) -> None:
 
 
 def test_udp_traffic_and_counters_do_not_reach_the_next_run(sandbox) -> None:
-    send = ("import socket\nu = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
-            "for n in range(37):\n    u.sendto(b'x' * n, ('127.0.0.1', 9))\n")
+    send = (
+        "import socket\nu = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+        "for n in range(37):\n    u.sendto(b'x' * n, ('127.0.0.1', 9))\n"
+    )
     run(sandbox, send)
     seen = json.loads(run(sandbox, LOOK_FOR_IT).stdout)
     assert seen["lo_rx_bytes"] == 0 and seen["tcp"] == 0

@@ -38,11 +38,18 @@ print(json.dumps(seen))
 
 
 def test_own_sockets_do_not_count_and_leftovers_and_traffic_do() -> None:
-    require(os.geteuid() == 0 and shutil.which("unshare") is not None and shutil.which("ip") is not None,
-            "needs root, util-linux unshare and iproute2")
-    done = subprocess.run(["unshare", "--net", "--", "sh", "-c", 'ip link set lo up && exec "$@"', "rk-net",
-                           sys.executable, "-c", CHECK], capture_output=True, text=True, timeout=60, check=False,
-                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    require(
+        os.geteuid() == 0 and shutil.which("unshare") is not None and shutil.which("ip") is not None,
+        "needs root, util-linux unshare and iproute2",
+    )
+    done = subprocess.run(
+        ["unshare", "--net", "--", "sh", "-c", 'ip link set lo up && exec "$@"', "rk-net", sys.executable, "-c", CHECK],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout)
     assert seen["own_sockets"] == []

@@ -16,8 +16,8 @@ import pytest
 import rewardkit as rk
 from rewardkit._errors import SandboxError
 from rewardkit.sandbox.base import Limits
-from rewardkit.sandbox.docker.pool import LABEL, POOL_LABEL
 from rewardkit.sandbox.docker.image_build import DEFAULT_IMAGE
+from rewardkit.sandbox.docker.pool import LABEL, POOL_LABEL
 from rk_testing import docker_problem, require
 
 pytestmark = pytest.mark.docker
@@ -58,8 +58,10 @@ def test_runs_a_program_with_files_stdin_and_collected_output(sandbox):
         "print(helper.greet(), len(data)); print('warn', file=sys.stderr); sys.exit(3)\n"
     )
     result = sandbox.run(
-        ["python3", "main.py"], {"main.py": source, "helper.py": "def greet():\n    return 'hello'\n"},
-        stdin=b"abc", collect=["answer.txt", "absent.txt"],
+        ["python3", "main.py"],
+        {"main.py": source, "helper.py": "def greet():\n    return 'hello'\n"},
+        stdin=b"abc",
+        collect=["answer.txt", "absent.txt"],
     )
     assert result.infra_error is None
     assert (result.exit_code, result.signal, result.timed_out) == (3, None, False)
@@ -120,9 +122,12 @@ def test_wall_clock_timeout_kills_the_run_and_its_daemons(sandbox):
     time.sleep(3.5)  # past the moment the daemon would have written its file
     # both containers: nothing of the earlier run may be alive or on disk in either
     for _ in range(2):
-        after = py(sandbox, "import os\nprint(sorted(os.listdir('/tmp')))\n"
-                   "stats = [open(f'/proc/{p}/stat').read() for p in os.listdir('/proc') if p.isdigit()]\n"
-                   "print(len([s for s in stats if s.rsplit(')', 1)[1].split()[0] != 'Z']))\n")
+        after = py(
+            sandbox,
+            "import os\nprint(sorted(os.listdir('/tmp')))\n"
+            "stats = [open(f'/proc/{p}/stat').read() for p in os.listdir('/proc') if p.isdigit()]\n"
+            "print(len([s for s in stats if s.rsplit(')', 1)[1].split()[0] != 'Z']))\n",
+        )
         files, procs = after.stdout.decode().splitlines()
         assert files == "['run']"
         # PID 1 (the reaper), the supervisor (zygote: the server and its template), this program
@@ -166,14 +171,7 @@ def test_memory_cgroup_cap_catches_many_processes():
 
 
 def test_process_cap_stops_a_fork_bomb(sandbox):
-    source = (
-        "import os\n"
-        "while True:\n"
-        "    try:\n"
-        "        os.fork()\n"
-        "    except OSError:\n"
-        "        pass\n"
-    )
+    source = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n"
     result = py(sandbox, source, limits=Limits(wall_time=2.0, cpu_time=2.0))
     assert result.timed_out or result.exit_code != 0
     assert py(sandbox, "print('alive')").stdout == b"alive\n"
@@ -301,7 +299,8 @@ def test_children_cannot_kill_the_commands_first_process(sandbox):
     )
     result = sandbox.run(["python3", "main.py"], {"main.py": parent, "child.py": child})
     assert result.stdout.decode().splitlines() == [
-        "['None', 'esrch', 'esrch']", "survived; my children are still mine to kill: -9",
+        "['None', 'esrch', 'esrch']",
+        "survived; my children are still mine to kill: -9",
     ]
 
 
@@ -389,10 +388,12 @@ def test_a_sandbox_never_closed_still_removes_its_containers_at_exit():
 
     import docker
 
-    script = ("import rewardkit as rk\n"
-              "sb = rk.get_sandbox('docker', pool_size=2)\n"
-              "assert sb.run(['true'], {}).exit_code == 0\n"
-              "print(sb.pool_id)\n")  # exits without close()
+    script = (
+        "import rewardkit as rk\n"
+        "sb = rk.get_sandbox('docker', pool_size=2)\n"
+        "assert sb.run(['true'], {}).exit_code == 0\n"
+        "print(sb.pool_id)\n"
+    )  # exits without close()
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert pool_containers(docker.from_env(), done.stdout.strip()) == []
@@ -470,7 +471,7 @@ def test_an_engine_reached_over_tcp_through_docker_host(monkeypatch):
         host.startswith("unix://") and os.path.exists(host[len("unix://") :]),
         f"the TCP relay needs the engine's unix socket; DOCKER_HOST is {host}",
     )
-    relay = TcpToUnixEngine(host[len("unix://"):])
+    relay = TcpToUnixEngine(host[len("unix://") :])
     try:
         monkeypatch.setenv("DOCKER_HOST", f"tcp://127.0.0.1:{relay.port}")
         with rk.get_sandbox("docker", pool_size=1, limits=FAST) as sb:

@@ -212,7 +212,8 @@ def test_the_candidate_holds_nothing_of_this_or_an_earlier_request(verifier):
         verifier,
         SCANS_ITS_MEMORY,
         (
-            "found = f(0)\nassert 'SECRETMARK_SELF' in found\nassert 'SECRETMARK_PREV' not in found, 'SECRETMARK_PREV'\n"
+            "found = f(0)\nassert 'SECRETMARK_SELF' in found\n"
+            "assert 'SECRETMARK_PREV' not in found, 'SECRETMARK_PREV'\n"
             "assert '\"nonce\"' not in found\n"
         ),
     )
@@ -237,10 +238,7 @@ def kill_supervisor_from_outside(container, which: str) -> None:
     """As root from outside the run (docker exec): SIGKILL the server (its parent is outside the container)
     or, with the zygote, its template (the server's child that forks each run's processes)."""
     time.sleep(0.6)  # the run is under way
-    rows = [
-        line.split()
-        for line in container.exec_run(["python3", "-c", FIND_SERVER]).output.decode().splitlines()
-    ]
+    rows = [line.split() for line in container.exec_run(["python3", "-c", FIND_SERVER]).output.decode().splitlines()]
     server = [pid for pid, ppid in rows if ppid == "0"]
     targets = server if which == "server" else [pid for pid, ppid in rows if ppid in server][:1]
     assert targets, rows

@@ -42,8 +42,10 @@ def test_registered_as_local_and_built_by_name() -> None:
 
 
 def test_runs_files_in_a_private_scratch_dir_with_stdin(sandbox) -> None:
-    files = {"main.py": "import sys, os\nprint(open('data/in.txt').read() + sys.stdin.read(), os.getcwd())\n",
-             "data/in.txt": b"from a file,"}
+    files = {
+        "main.py": "import sys, os\nprint(open('data/in.txt').read() + sys.stdin.read(), os.getcwd())\n",
+        "data/in.txt": b"from a file,",
+    }
     result = sandbox.run(["python3", "-I", "-S", "main.py"], files, stdin=b" from stdin")
     assert result.exit_code == 0, result
     assert result.stdout.decode().split() == ["from", "a", "file,", "from", "stdin", "/sandbox"]
@@ -60,8 +62,10 @@ def test_the_environment_is_built_from_scratch(sandbox, monkeypatch) -> None:
 
 
 def test_no_network(sandbox) -> None:
-    code = ("import socket\ntry:\n    socket.create_connection(('1.1.1.1', 53), timeout=2)\n    print('reached')\n"
-            "except OSError as e:\n    print('blocked', e.errno)\nprint([n for _, n in socket.if_nameindex()])")
+    code = (
+        "import socket\ntry:\n    socket.create_connection(('1.1.1.1', 53), timeout=2)\n    print('reached')\n"
+        "except OSError as e:\n    print('blocked', e.errno)\nprint([n for _, n in socket.if_nameindex()])"
+    )
     out = run(sandbox, code).stdout.decode()
     assert "blocked" in out and "reached" not in out
     assert "['lo']" in out
@@ -87,9 +91,11 @@ def test_the_system_is_read_only_and_the_host_invisible(sandbox, tmp_path) -> No
 
 
 def test_scratch_is_writable_but_size_capped(sandbox) -> None:
-    code = ("import os\nopen('small.txt', 'w').write('ok')\nprint(open('small.txt').read())\n"
-            "try:\n    open('big.bin', 'wb').write(b'x' * (3 << 20)); print('big written')\n"
-            "except OSError as e:\n    print('full', e.errno)\n")
+    code = (
+        "import os\nopen('small.txt', 'w').write('ok')\nprint(open('small.txt').read())\n"
+        "try:\n    open('big.bin', 'wb').write(b'x' * (3 << 20)); print('big written')\n"
+        "except OSError as e:\n    print('full', e.errno)\n"
+    )
     out = run(sandbox, code, limits=Limits(max_scratch_bytes=1 << 20)).stdout.decode()
     assert out.splitlines()[0] == "ok"
     assert "full" in out and "big written" not in out
@@ -102,7 +108,9 @@ def test_wall_clock_timeout_kills_the_whole_tree(sandbox) -> None:
     assert time.monotonic() - started < 3.0
     assert result.timed_out and result.exit_code is None
     time.sleep(0.2)
-    assert not [p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p).startswith("python3 -I -S -c import os, time")]
+    assert not [
+        p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p).startswith("python3 -I -S -c import os, time")
+    ]
 
 
 def _cmdline(pid: str) -> str:
@@ -161,9 +169,15 @@ def test_missing_isolation_tools_fail_clearly_or_warn_on_opt_in(monkeypatch) -> 
 def test_unshare_fallback_runs_isolated(ci_require) -> None:
     ci_require(os.geteuid() == 0 and shutil.which("unshare") is not None, "unshare fallback needs root")
     with LocalSandbox(isolation="unshare") as box:
-        result = box.run(["python3", "-I", "-S", "main.py"], {"main.py": (
-            "import os, socket\n"
-            "print(os.getpid(), [n for _, n in socket.if_nameindex()], sorted(os.listdir('.')))")})
+        result = box.run(
+            ["python3", "-I", "-S", "main.py"],
+            {
+                "main.py": (
+                    "import os, socket\n"
+                    "print(os.getpid(), [n for _, n in socket.if_nameindex()], sorted(os.listdir('.')))"
+                )
+            },
+        )
     assert result.exit_code == 0, result
     pid, rest = result.stdout.decode().split(" ", 1)
     assert int(pid) < 10 and "['lo']" in rest and "'main.py'" in rest
@@ -193,8 +207,9 @@ def world_readable_copy(packages: list[str]) -> str:
 
     root = tempfile.mkdtemp(prefix="rk-nobody-")
     for package in packages:
-        shutil.copytree(package, os.path.join(root, os.path.basename(package)),
-                        ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(
+            package, os.path.join(root, os.path.basename(package)), ignore=shutil.ignore_patterns("__pycache__")
+        )
     for folder, _, files in os.walk(root):
         os.chmod(folder, 0o755)
         for name in files:
@@ -209,30 +224,41 @@ def test_as_an_ordinary_user_bubblewrap_uses_a_user_namespace() -> None:
 
     system_python = "/usr/bin/python3"
     same_version = os.path.exists(system_python) and subprocess.run(
-        [system_python, "-c", "import sys; print(sys.version_info[:2])"], capture_output=True, text=True,
-        check=False).stdout.strip() == str(sys.version_info[:2])
-    require(bool(os.geteuid() == 0 and shutil.which("setpriv") and shutil.which("bwrap") and same_version),
-            "needs root (to become nobody), setpriv, bwrap and a system python3 of our version")
+        [system_python, "-c", "import sys; print(sys.version_info[:2])"], capture_output=True, text=True, check=False
+    ).stdout.strip() == str(sys.version_info[:2])
+    require(
+        bool(os.geteuid() == 0 and shutil.which("setpriv") and shutil.which("bwrap") and same_version),
+        "needs root (to become nobody), setpriv, bwrap and a system python3 of our version",
+    )
     import pluggy
 
     import rewardkit
 
     paths = [os.path.dirname(os.path.dirname(rewardkit.__file__)), os.path.dirname(os.path.dirname(pluggy.__file__))]
-    code = ("from rewardkit.sandbox.local.sandbox import LocalSandbox\n"
-            "r = LocalSandbox().run(['python3', '-I', '-S', '-c', "
-            "'import os, socket; print(os.getuid(), os.getpid(), [n for _, n in socket.if_nameindex()])'], {})\n"
-            "print(r.stdout.decode().strip(), r.infra_error)\n")
+    code = (
+        "from rewardkit.sandbox.local.sandbox import LocalSandbox\n"
+        "r = LocalSandbox().run(['python3', '-I', '-S', '-c', "
+        "'import os, socket; print(os.getuid(), os.getpid(), [n for _, n in socket.if_nameindex()])'], {})\n"
+        "print(r.stdout.decode().strip(), r.infra_error)\n"
+    )
     packages = [os.path.join(path, name) for path, name in zip(paths, ("rewardkit", "pluggy"), strict=True)]
     readable = world_readable_copy(packages)
     try:
         done = subprocess.run(
             ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", system_python, "-c", code],
             env={"PATH": "/usr/bin:/bin", "HOME": "/tmp", "PYTHONPATH": readable},
-            capture_output=True, text=True, timeout=60, check=False, cwd="/")
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            cwd="/",
+        )
     finally:
         shutil.rmtree(readable, ignore_errors=True)
-    require("unprivileged user namespaces" not in done.stderr and "Operation not permitted" not in done.stdout,
-            "unprivileged user namespaces are disabled here")
+    require(
+        "unprivileged user namespaces" not in done.stderr and "Operation not permitted" not in done.stdout,
+        "unprivileged user namespaces are disabled here",
+    )
     assert done.stdout.strip() == "65534 1 ['lo'] None", (done.stdout, done.stderr[-2000:])
 
 

@@ -246,7 +246,7 @@ def test_same_verdicts_with_and_without_the_zygote(isolation: str) -> None:
         with rk.get_verifier("code", sandbox_options=options, wall_time=4, call_timeout=1.0) as verifier:
             assert verifier.sandbox.zygote is zygote
             verdicts = verifier.verify_batch(programs, references)
-        seen[zygote] = {n: (v.status, v.score, v.correct) for n, v in zip(names, verdicts)}
+        seen[zygote] = {n: (v.status, v.score, v.correct) for n, v in zip(names, verdicts, strict=False)}
     assert seen[True] == seen[False]
     assert seen[True]["good"] == ("ok", 1.0, True) and seen[True]["io good"] == ("ok", 1.0, True)
     assert seen[True]["threads and a subprocess"][2] and seen[True]["fork"][2]

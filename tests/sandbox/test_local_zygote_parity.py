@@ -34,9 +34,9 @@ def test_humaneval_canonical_and_mutants_same_verdicts_with_and_without_the_zygo
     race = {"timeout", "memory_limit"}
     differ = [
         (c.problem["task_id"], c.mutation, a, b)
-        for c, a, b in zip(batch, seen[True], seen[False])
+        for c, a, b in zip(batch, seen[True], seen[False], strict=False)
         if a[0] != b[0] or a[2] != b[2] or (a[1] != b[1] and {a[1], b[1]} != race)
     ]
     assert differ == []
-    canonical = [s for c, s in zip(batch, seen[True]) if c.mutation is None]
+    canonical = [s for c, s in zip(batch, seen[True], strict=False) if c.mutation is None]
     assert len(canonical) == 164 and all(correct for correct, _, _ in canonical)

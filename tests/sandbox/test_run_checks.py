@@ -26,10 +26,7 @@ def test_a_bad_request_names_the_backend(backend):
     for path in BAD_PATHS:
         with pytest.raises(SandboxError) as raised:
             check_run(backend, False, ["true"], ["ok.py", "dir/ok.txt", path])
-        assert (
-            str(raised.value)
-            == f"{backend} sandbox: file names must be relative paths without '..', got {path!r}"
-        )
+        assert str(raised.value) == f"{backend} sandbox: file names must be relative paths without '..', got {path!r}"
     check_run(backend, False, ["true"], ["ok.py", "dir/sub/ok.txt", "..hidden", "a.b"])
 
 
@@ -54,9 +51,7 @@ def test_each_backend_gives_a_run_only_the_clean_environment():
 
 
 def test_rlimits_round_cpu_up_and_give_a_second_of_grace():
-    limits = Limits(
-        cpu_time=2.5, memory_bytes=300 << 20, max_processes=12, max_file_bytes=5 << 20, max_open_files=99
-    )
+    limits = Limits(cpu_time=2.5, memory_bytes=300 << 20, max_processes=12, max_file_bytes=5 << 20, max_open_files=99)
     assert rlimits(limits) == {
         "cpu": (3, 4),
         "as": (300 << 20,) * 2,
@@ -79,9 +74,7 @@ def test_rlimits_round_cpu_up_and_give_a_second_of_grace():
 
 
 def test_the_rlimits_level_sets_the_same_limits_in_the_child():
-    limits = Limits(
-        cpu_time=7.2, memory_bytes=1 << 30, max_processes=4096, max_file_bytes=3 << 20, max_open_files=77
-    )
+    limits = Limits(cpu_time=7.2, memory_bytes=1 << 30, max_processes=4096, max_file_bytes=3 << 20, max_open_files=77)
     probe = (
         "import resource as r; print([r.getrlimit(getattr(r, 'RLIMIT_' + n)) for n in "
         "('CPU', 'AS', 'NPROC', 'FSIZE', 'NOFILE', 'CORE')])"

@@ -158,8 +158,10 @@ def test_jumps_only_go_forward_and_within_range() -> None:
     assert len(deny_filter("x86_64")) % 8 == 0
 
 
-HEADERS = {"x86_64": ("/usr/include/x86_64-linux-gnu/asm/unistd_64.h", r"__NR_(\w+)"),
-           "aarch64": ("/usr/include/asm-generic/unistd.h", r"__NR(?:3264)?_(\w+)")}
+HEADERS = {
+    "x86_64": ("/usr/include/x86_64-linux-gnu/asm/unistd_64.h", r"__NR_(\w+)"),
+    "aarch64": ("/usr/include/asm-generic/unistd.h", r"__NR(?:3264)?_(\w+)"),
+}
 
 
 @pytest.mark.parametrize("machine", MACHINES)
@@ -168,8 +170,15 @@ def test_the_syscall_numbers_match_the_kernel_headers(machine: str) -> None:
     require(os.path.exists(path), f"{path} is not installed (linux-libc-dev)")
     with open(path) as fh:
         table = {m.group(1): int(m.group(2)) for m in re.finditer(rf"#define {name_re}\s+(\d+)\b", fh.read())}
-    named = {**DENIED_SYSCALLS, "clone": CLONE, "clone3": CLONE3, "socket": SOCKET, "personality": PERSONALITY,
-             "fcntl": FCNTL, "ioctl": IOCTL}
+    named = {
+        **DENIED_SYSCALLS,
+        "clone": CLONE,
+        "clone3": CLONE3,
+        "socket": SOCKET,
+        "personality": PERSONALITY,
+        "fcntl": FCNTL,
+        "ioctl": IOCTL,
+    }
     checked = 0
     for name, numbers in named.items():
         number = numbers[column(machine)]

@@ -46,7 +46,7 @@ def test_kd_logprob_is_the_teachers_mean_token_logprob(models):
     tokenizer, _, teacher = models
     reward = TeacherLogprobReward(teacher, tokenizer)
     got = reward(prompts=PROMPTS, completions=COMPLETIONS)
-    for value, prompt, completion in zip(got, PROMPTS, COMPLETIONS):
+    for value, prompt, completion in zip(got, PROMPTS, COMPLETIONS, strict=False):
         probs = _hand_token_probs(teacher, tokenizer, prompt, completion)
         assert value == pytest.approx(sum(math.log(p) for p in probs) / len(probs), abs=1e-5)
     # the trainer passes token ids (TRL's completion_ids); the result is the same
@@ -57,10 +57,12 @@ def test_kd_logprob_is_the_teachers_mean_token_logprob(models):
 def test_kd_neg_reverse_kl_is_teacher_minus_student_logprob(models):
     tokenizer, student, teacher = models
     got = TeacherLogprobReward(teacher, tokenizer, "neg_reverse_kl", student=student)(PROMPTS, COMPLETIONS)
-    for value, prompt, completion in zip(got, PROMPTS, COMPLETIONS):
+    for value, prompt, completion in zip(got, PROMPTS, COMPLETIONS, strict=False):
         t = _hand_token_probs(teacher, tokenizer, prompt, completion)
         s = _hand_token_probs(student, tokenizer, prompt, completion)
-        assert value == pytest.approx(sum(math.log(a) - math.log(b) for a, b in zip(t, s)) / len(t), abs=1e-5)
+        assert value == pytest.approx(
+            sum(math.log(a) - math.log(b) for a, b in zip(t, s, strict=False)) / len(t), abs=1e-5
+        )
     with pytest.raises(rk.ConfigError, match="student"):
         TeacherLogprobReward(teacher, tokenizer, "neg_reverse_kl")(PROMPTS, COMPLETIONS)
 
@@ -90,17 +92,17 @@ def test_importance_weights_are_clipped_teacher_over_student_token_probs(models)
     tokenizer, student, teacher = models
     *_, mask, t_logp, s_logp = _batched_logps(models)
     hand = []
-    for prompt, completion in zip(PROMPTS, COMPLETIONS):
+    for prompt, completion in zip(PROMPTS, COMPLETIONS, strict=False):
         t = _hand_token_probs(teacher, tokenizer, prompt, completion)
         s = _hand_token_probs(student, tokenizer, prompt, completion)
-        hand.append([a / b for a, b in zip(t, s)])
+        hand.append([a / b for a, b in zip(t, s, strict=False)])
     flat = sorted(r for row in hand for r in row)
     clip_high, clip_low = flat[len(flat) // 2], flat[0] * 1.01  # some tokens above, one below
     weights = importance_weights(t_logp, s_logp, mask, clip_high=clip_high, clip_low=clip_low)
     for i, row in enumerate(hand):
         for t, ratio in enumerate(row):
             assert weights[i, t].item() == pytest.approx(min(max(ratio, clip_low), clip_high), rel=1e-4)
-        assert weights[i, len(row):].abs().sum().item() == 0.0  # padding
+        assert weights[i, len(row) :].abs().sum().item() == 0.0  # padding
     assert not weights.requires_grad
 
 

@@ -36,8 +36,10 @@ def _loss(model):
 
 def test_update_norm_is_lr_times_grad_norm_under_sgd(student_dir):
     torch.manual_seed(0)
-    model = apply_lora(AutoModelForCausalLM.from_pretrained(student_dir),
-                       LoraSettings(r=2, alpha=4, target_modules="attention", layers="top_half"))
+    model = apply_lora(
+        AutoModelForCausalLM.from_pretrained(student_dir),
+        LoraSettings(r=2, alpha=4, target_modules="attention", layers="top_half"),
+    )
     with torch.no_grad():  # B starts at zero (so A gets no gradient); give it values so both move
         for name, p in model.named_parameters():
             if "lora_B" in name:
@@ -58,7 +60,9 @@ def test_update_norm_is_lr_times_grad_norm_under_sgd(student_dir):
 
 
 def test_lora_delta_norm_is_the_norm_of_scale_b_a(student_dir):
-    model = apply_lora(AutoModelForCausalLM.from_pretrained(student_dir), LoraSettings(r=2, alpha=6, target_modules=["v_proj"]))
+    model = apply_lora(
+        AutoModelForCausalLM.from_pretrained(student_dir), LoraSettings(r=2, alpha=6, target_modules=["v_proj"])
+    )
     with torch.no_grad():
         for name, p in model.named_parameters():
             if "lora_B" in name:
@@ -67,7 +71,9 @@ def test_lora_delta_norm_is_the_norm_of_scale_b_a(student_dir):
     assert set(deltas) == {"model.layers.0.self_attn.v_proj", "model.layers.1.self_attn.v_proj"}
     module = model.base_model.model.model.layers[0].self_attn.v_proj
     a, b = module.lora_A["default"].weight, module.lora_B["default"].weight
-    assert deltas["model.layers.0.self_attn.v_proj"] == pytest.approx(float(torch.linalg.matrix_norm(3.0 * b @ a)), rel=1e-5)
+    assert deltas["model.layers.0.self_attn.v_proj"] == pytest.approx(
+        float(torch.linalg.matrix_norm(3.0 * b @ a)), rel=1e-5
+    )
 
 
 def test_full_fine_tuning_groups_by_weight_and_aggregates_by_layer_and_kind(student_dir):
@@ -88,7 +94,9 @@ def test_full_fine_tuning_groups_by_weight_and_aggregates_by_layer_and_kind(stud
 
 
 def test_several_passes_per_step_measure_the_whole_update(student_dir):
-    model = apply_lora(AutoModelForCausalLM.from_pretrained(student_dir), LoraSettings(r=2, alpha=4, target_modules="mlp"))
+    model = apply_lora(
+        AutoModelForCausalLM.from_pretrained(student_dir), LoraSettings(r=2, alpha=4, target_modules="mlp")
+    )
     with torch.no_grad():
         for name, p in model.named_parameters():
             if "lora_B" in name:

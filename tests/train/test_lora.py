@@ -14,8 +14,9 @@ from rewardkit.train.lora import apply_lora, layer_index, select_target_modules
 def four_layer_model(tmp_path_factory):
     from rewardkit.train.tiny_model import build_tiny_model
 
-    path = build_tiny_model(tmp_path_factory.mktemp("lora") / "m", hidden_size=16, num_layers=4, num_heads=2,
-                            intermediate_size=32)
+    path = build_tiny_model(
+        tmp_path_factory.mktemp("lora") / "m", hidden_size=16, num_layers=4, num_heads=2, intermediate_size=32
+    )
     return path
 
 
@@ -48,7 +49,9 @@ def test_top_half_of_the_layers(four_layer_model):
 
 def test_apply_lora_adapts_exactly_the_selection_and_freezes_the_base(four_layer_model):
     model = apply_lora(_load(four_layer_model), LoraSettings(r=2, alpha=4, target_modules="mlp", layers="top_half"))
-    assert _adapted(model) == {f"model.layers.{i}.mlp.{k}" for i in (2, 3) for k in ("gate_proj", "up_proj", "down_proj")}
+    assert _adapted(model) == {
+        f"model.layers.{i}.mlp.{k}" for i in (2, 3) for k in ("gate_proj", "up_proj", "down_proj")
+    }
     trainable = [n for n, p in model.named_parameters() if p.requires_grad]
     assert trainable and all(".lora_" in n for n in trainable)
 

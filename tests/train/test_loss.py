@@ -20,8 +20,9 @@ SEQ0, SEQ1 = [-1.2, -0.5, -1.0], [0.8, 1.5]
 
 def _loss(loss_type="grpo", **kwargs):
     logp = (OLD + torch.log(RATIOS)).requires_grad_(True)
-    return logp, clipped_policy_loss(logp, OLD, ADV, MASK, epsilon_low=0.2, loss_type=loss_type,
-                                     max_completion_length=4, **kwargs)
+    return logp, clipped_policy_loss(
+        logp, OLD, ADV, MASK, epsilon_low=0.2, loss_type=loss_type, max_completion_length=4, **kwargs
+    )
 
 
 def test_grpo_averages_each_sequence_then_the_batch():

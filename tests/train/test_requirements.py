@@ -20,7 +20,9 @@ def test_core_package_imports_without_torch():
     import subprocess
     import sys
 
-    code = ("import sys, rewardkit as rk; rk.plugin_host().registries; "
-            "assert 'kd_logprob' in rk.plugin_host().registries.rewards; "
-            "assert 'torch' not in sys.modules, 'torch was imported'")
+    code = (
+        "import sys, rewardkit as rk; rk.plugin_host().registries; "
+        "assert 'kd_logprob' in rk.plugin_host().registries.rewards; "
+        "assert 'torch' not in sys.modules, 'torch was imported'"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

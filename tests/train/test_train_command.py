@@ -63,8 +63,9 @@ def test_resume_continues_to_the_new_total_and_refuses_a_finished_run(tmp_path, 
     assert train("--config", str(config), "--no-progress").exit_code == 0
     done = train("--config", str(config), "--resume", "latest", "--no-progress")
     assert done.exit_code != 0
-    assert "checkpoint is at step 2 and the run is set to 2 steps in total, so there is nothing to train" in \
-        " ".join(done.output.split())
+    assert "checkpoint is at step 2 and the run is set to 2 steps in total, so there is nothing to train" in " ".join(
+        done.output.split()
+    )
     more = train("--config", str(config), "--resume", "latest", "--steps", "3", "--no-progress")
     assert more.exit_code == 0, more.output
     assert _steps(out / "metrics.jsonl") == [1, 2, 3]
@@ -117,7 +118,7 @@ def test_report_to_names_a_missing_or_unknown_tracker(tmp_path, student_dir, mon
     assert "'wandb' needs the wandb package, which is not installed: pip install wandb" in result.output
 
 
-BLOCK_TORCH = '''
+BLOCK_TORCH = """
 import importlib.abc, sys
 
 class BlockTorch(importlib.abc.MetaPathFinder):
@@ -127,7 +128,7 @@ class BlockTorch(importlib.abc.MetaPathFinder):
         return None
 
 sys.meta_path.insert(0, BlockTorch())
-'''
+"""
 
 
 def test_core_install_without_torch_gets_the_install_line(tmp_path, student_dir):
@@ -136,12 +137,17 @@ def test_core_install_without_torch_gets_the_install_line(tmp_path, student_dir)
     (blocker / "sitecustomize.py").write_text(BLOCK_TORCH)
     config = _config(tmp_path, student_dir)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(blocker), str(SRC)])}
-    probe = subprocess.run([sys.executable, "-c", "import torch"], check=False, env=env, capture_output=True,
-                           text=True)
+    probe = subprocess.run([sys.executable, "-c", "import torch"], check=False, env=env, capture_output=True, text=True)
     assert probe.returncode != 0 and "No module named 'torch'" in probe.stderr  # the blocker works
     for command in (["train", "--config", str(config)], ["group-size-sweep", "--config", str(config)]):
-        done = subprocess.run([sys.executable, "-m", "rewardkit.cli", *command], check=False, env=env,
-                              capture_output=True, text=True, timeout=300)
+        done = subprocess.run(
+            [sys.executable, "-m", "rewardkit.cli", *command],
+            check=False,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert done.returncode == 1, done.stderr
         assert "pip install 'rewardkit[train]'" in done.stderr and "No module named 'torch'" in done.stderr
         assert "Traceback" not in done.stderr

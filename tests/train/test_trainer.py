@@ -47,8 +47,9 @@ def test_config_errors_name_the_field(tmp_path, student_dir):
     ]
     for change, message in cases:
         with pytest.raises(rk.ConfigError, match=message):
-            load_config({**good, **{k: {**good.get(k, {}), **v} if isinstance(v, dict) else v
-                                    for k, v in change.items()}})
+            load_config(
+                {**good, **{k: {**good.get(k, {}), **v} if isinstance(v, dict) else v for k, v in change.items()}}
+            )
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump({**good, "grpo": {**good["grpo"], "learning_rate": "1e-4"}}))
     assert load_config(path).grpo.learning_rate == 1e-4  # YAML reads 1e-4 as a string; accepted as a number
@@ -59,8 +60,11 @@ def test_config_errors_name_the_field(tmp_path, student_dir):
 def test_rewards_are_called_like_trl_and_logged_per_component():
     from toy_rewards import digits_only, exact_answer, strict_signature
 
-    terms = [WeightedReward.of("exact", exact_answer), WeightedReward.of("digits", digits_only, 0.5),
-             WeightedReward.of("strict", strict_signature, 0.0)]
+    terms = [
+        WeightedReward.of("exact", exact_answer),
+        WeightedReward.of("digits", digits_only, 0.5),
+        WeightedReward.of("strict", strict_signature, 0.0),
+    ]
     rows = [{"prompt": "1+1=", "answer": "2"}] * 3
     scores = score_completions(terms, ["1+1="] * 3, ["2", "x2", ""], rows, {"completion_ids": [[1], [2], []]})
     assert scores.components["exact"].tolist() == [1.0, 0.0, 0.0]
@@ -68,8 +72,7 @@ def test_rewards_are_called_like_trl_and_logged_per_component():
     assert scores.total.tolist() == pytest.approx([1.5, 0.25, 0.0])
     assert scores.metrics == {"exact_answer/seen": 3.0}
     with pytest.raises(rk.ConfigError, match="returned 1 values for 3 completions"):
-        score_completions([WeightedReward.of("bad", lambda completions, **kw: [1.0])], ["p"] * 3, ["a"] * 3,
-                          rows)
+        score_completions([WeightedReward.of("bad", lambda completions, **kw: [1.0])], ["p"] * 3, ["a"] * 3, rows)
 
 
 def test_rewardkit_math_accuracy_scores_inside_the_trainer():
@@ -80,18 +83,37 @@ def test_rewardkit_math_accuracy_scores_inside_the_trainer():
 
 
 def test_a_few_real_steps_write_metrics_diagnostics_checkpoint_and_plots(tmp_path, student_dir):
-    config = small_config(tmp_path / "run", student_dir, grpo={"steps": 3}, logging={"plots": True},
-                          rewards=[{"function": "toy_rewards:exact_answer"}, {"name": "math_accuracy", "weight": 0.5},
-                                   {"function": "toy_rewards:digits_only", "weight": 0.5}])
+    config = small_config(
+        tmp_path / "run",
+        student_dir,
+        grpo={"steps": 3},
+        logging={"plots": True},
+        rewards=[
+            {"function": "toy_rewards:exact_answer"},
+            {"name": "math_accuracy", "weight": 0.5},
+            {"function": "toy_rewards:digits_only", "weight": 0.5},
+        ],
+    )
     trainer = MiniGRPOTrainer(config)
     before = _params(trainer)
     trainer.train()
     run = tmp_path / "run"
     metrics = _lines(run / "metrics.jsonl")
     assert [m["step"] for m in metrics] == [1, 2, 3]
-    for key in ("reward/mean", "reward/std", "reward/exact_answer/mean", "reward/math_accuracy/mean",
-                "reward/digits_only/std", "zero_variance_frac", "completion_length/mean", "entropy", "clip_fraction",
-                "kl", "grad_norm", "reward_metrics/exact_answer/seen"):
+    for key in (
+        "reward/mean",
+        "reward/std",
+        "reward/exact_answer/mean",
+        "reward/math_accuracy/mean",
+        "reward/digits_only/std",
+        "zero_variance_frac",
+        "completion_length/mean",
+        "entropy",
+        "clip_fraction",
+        "kl",
+        "grad_norm",
+        "reward_metrics/exact_answer/seen",
+    ):
         assert all(key in m for m in metrics), key
     assert all(0.0 <= m["zero_variance_frac"] <= 1.0 and m["entropy"] > 0 for m in metrics)
     assert metrics[0]["reward_metrics/exact_answer/seen"] == 8.0  # 2 prompts x group of 4
@@ -109,16 +131,20 @@ def test_a_few_real_steps_write_metrics_diagnostics_checkpoint_and_plots(tmp_pat
 
 
 def test_seeded_runs_repeat_and_a_resumed_run_continues_exactly(tmp_path, student_dir):
-    sections = {"grpo": {"steps": 4}, "warmup": {"steps": 3, "target_field": "target"},
-                "logging": {"save_every": 2, "plots": False}, "data": {"task": "addition",
-                                                                        "task_params": {"max_operand": 4}}}
+    sections = {
+        "grpo": {"steps": 4},
+        "warmup": {"steps": 3, "target_field": "target"},
+        "logging": {"save_every": 2, "plots": False},
+        "data": {"task": "addition", "task_params": {"max_operand": 4}},
+    }
     straight = MiniGRPOTrainer(small_config(tmp_path / "a", student_dir, **sections))
     straight.train()
     again = MiniGRPOTrainer(small_config(tmp_path / "b", student_dir, **sections))
     again.train(steps=2)
     assert _no_time(again.history) == _no_time(straight.history)[:2]
-    resumed = MiniGRPOTrainer(small_config(tmp_path / "c", student_dir, **sections),
-                          resume_from=tmp_path / "a" / "checkpoint-2")
+    resumed = MiniGRPOTrainer(
+        small_config(tmp_path / "c", student_dir, **sections), resume_from=tmp_path / "a" / "checkpoint-2"
+    )
     assert resumed.step == 2
     resumed.train()
     assert _no_time(resumed.history) == _no_time(straight.history)[2:]
@@ -130,9 +156,15 @@ def test_seeded_runs_repeat_and_a_resumed_run_continues_exactly(tmp_path, studen
 def test_gradient_accumulation_gives_the_gradient_of_the_whole_batch(tmp_path, student_dir):
     grads = {}
     for accum in (1, 4):
-        trainer = MiniGRPOTrainer(small_config(tmp_path / f"acc{accum}", student_dir,
-                                           grpo={"steps": 1, "grad_accum_steps": accum, "max_grad_norm": 1e9},
-                                           lora={"enabled": False}, logging={"plots": False, "module_norms": False}))
+        trainer = MiniGRPOTrainer(
+            small_config(
+                tmp_path / f"acc{accum}",
+                student_dir,
+                grpo={"steps": 1, "grad_accum_steps": accum, "max_grad_norm": 1e9},
+                lora={"enabled": False},
+                logging={"plots": False, "module_norms": False},
+            )
+        )
         step = trainer.optimizer.step
 
         def capture(*args, _t=trainer, _a=accum, _step=step, **kwargs):
@@ -149,17 +181,32 @@ def test_gradient_accumulation_gives_the_gradient_of_the_whole_batch(tmp_path, s
 
 @pytest.mark.parametrize("lora", [True, False], ids=["lora-reference-is-base", "full-ft-reference-copy"])
 def test_kl_to_the_reference_grows_once_the_policy_moves(tmp_path, student_dir, lora):
-    trainer = MiniGRPOTrainer(small_config(tmp_path, student_dir, grpo={"steps": 2, "beta": 0.1, "learning_rate": 0.05},
-                                       lora={"enabled": lora}, logging={"plots": False}))
+    trainer = MiniGRPOTrainer(
+        small_config(
+            tmp_path,
+            student_dir,
+            grpo={"steps": 2, "beta": 0.1, "learning_rate": 0.05},
+            lora={"enabled": lora},
+            logging={"plots": False},
+        )
+    )
     first, second = trainer.train_step(), trainer.train_step()
     assert first["kl"] == pytest.approx(0.0, abs=1e-7)  # the policy is still the reference
     assert second["kl"] > 1e-6
 
 
 def test_codistill_trains_student_and_teacher_with_the_kd_reward(tmp_path, student_dir, teacher_dir):
-    config = small_config(tmp_path, student_dir, grpo={"steps": 2},
-                          codistill={"teacher": {"path": str(teacher_dir)}, "kd_weight": 0.5, "iw_clip": 2.0,
-                                     "teacher_learning_rate": 0.01})
+    config = small_config(
+        tmp_path,
+        student_dir,
+        grpo={"steps": 2},
+        codistill={
+            "teacher": {"path": str(teacher_dir)},
+            "kd_weight": 0.5,
+            "iw_clip": 2.0,
+            "teacher_learning_rate": 0.01,
+        },
+    )
     trainer = CoDistillTrainer(config)
     teacher_before = {n: p.detach().clone() for n, p in trainer.teacher.named_parameters()}
     history = trainer.train()
@@ -186,8 +233,21 @@ def test_cli_train_and_group_size_sweep(tmp_path, student_dir):
     assert result.exit_code == 0, result.output
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["steps"] == 2 and 0.0 <= summary["reward_last"] <= 1.5
-    result = CliRunner().invoke(main, ["group-size-sweep", "--config", str(path), "--group-sizes", "2,4",
-                                       "--steps", "2", "--same-budget", "--output-dir", str(tmp_path / "sweep")])
+    result = CliRunner().invoke(
+        main,
+        [
+            "group-size-sweep",
+            "--config",
+            str(path),
+            "--group-sizes",
+            "2,4",
+            "--steps",
+            "2",
+            "--same-budget",
+            "--output-dir",
+            str(tmp_path / "sweep"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     table = (tmp_path / "sweep" / "comparison.md").read_text().splitlines()
     assert table[2].startswith("| 2 | 4 |") and table[3].startswith("| 4 | 2 |")  # same 8 completions per step

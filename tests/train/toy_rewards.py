@@ -10,7 +10,7 @@ def exact_answer(prompts: list[Any], completions: list[str], answer: list[str], 
     log_metric = kwargs.get("log_metric")
     if log_metric is not None:
         log_metric("exact_answer/seen", float(len(completions)))
-    return [1.0 if c.strip() == a else 0.0 for c, a in zip(completions, answer)]
+    return [1.0 if c.strip() == a else 0.0 for c, a in zip(completions, answer, strict=False)]
 
 
 def digits_only(prompts: list[Any], completions: list[str], **kwargs: Any) -> list[float | None]:

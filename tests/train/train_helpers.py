@@ -15,8 +15,14 @@ def small_config(output_dir: Path, model_dir: Path, **sections: Any) -> dict[str
         "output_dir": str(output_dir),
         "seed": 3,
         "lora": {"r": 4, "alpha": 8, "target_modules": "all"},
-        "grpo": {"steps": 2, "prompts_per_step": 2, "group_size": 4, "max_completion_length": 4,
-                 "learning_rate": 5e-3, "temperature": 1.0},
+        "grpo": {
+            "steps": 2,
+            "prompts_per_step": 2,
+            "group_size": 4,
+            "max_completion_length": 4,
+            "learning_rate": 5e-3,
+            "temperature": 1.0,
+        },
         "logging": {"plots": False},
     }
     for key, value in sections.items():

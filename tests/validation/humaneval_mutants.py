@@ -18,8 +18,14 @@ def plain_execution_passes(program: str, test: str, entry_point: str, timeout: f
         with open(path, "w") as fh:
             fh.write(source)
         try:
-            done = subprocess.run([sys.executable, "-I", path], cwd=tmp, capture_output=True, timeout=timeout,
-                                  env={"PATH": "/usr/bin:/bin"}, check=False)
+            done = subprocess.run(
+                [sys.executable, "-I", path],
+                cwd=tmp,
+                capture_output=True,
+                timeout=timeout,
+                env={"PATH": "/usr/bin:/bin"},
+                check=False,
+            )
         except subprocess.TimeoutExpired:
             return False
     return done.returncode == 0

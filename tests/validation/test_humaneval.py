@@ -41,8 +41,11 @@ def test_all_164_canonical_solutions_pass(problems, verifier) -> None:
     assert len(problems) == 164
     programs = [p["prompt"] + p["canonical_solution"] for p in problems]
     verdicts = verifier.verify_batch(programs, [_reference(p) for p in problems])
-    failed = {p["task_id"]: (v.status, v.details.get("errors"), v.details.get("error"))
-              for p, v in zip(problems, verdicts) if not v.correct}
+    failed = {
+        p["task_id"]: (v.status, v.details.get("errors"), v.details.get("error"))
+        for p, v in zip(problems, verdicts, strict=False)
+        if not v.correct
+    }
     assert failed == {}
     assert all(v.score == 1.0 and v.status == "ok" for v in verdicts)
 
@@ -58,11 +61,15 @@ def test_mutants_get_the_verdict_of_plain_execution(problems, verifier) -> None:
                 cases.append((problem, mutation, mutant))
     assert len(cases) > 300
     with ThreadPoolExecutor(max_workers=4) as pool:
-        baseline = list(pool.map(
-            lambda c: plain_execution_passes(c[2], c[0]["test"], c[0]["entry_point"], WALL), cases))
+        baseline = list(
+            pool.map(lambda c: plain_execution_passes(c[2], c[0]["test"], c[0]["entry_point"], WALL), cases)
+        )
     verdicts = verifier.verify_batch([c[2] for c in cases], [_reference(c[0]) for c in cases])
-    disagreements = [(c[0]["task_id"], c[1], base, v.status, v.score)
-                     for c, base, v in zip(cases, baseline, verdicts) if base != v.correct]
+    disagreements = [
+        (c[0]["task_id"], c[1], base, v.status, v.score)
+        for c, base, v in zip(cases, baseline, verdicts, strict=False)
+        if base != v.correct
+    ]
     assert disagreements == []
     assert 0 < sum(baseline) < len(cases)  # some mutants are equivalent, most are caught
-    assert all(v.score < 1.0 for v, base in zip(verdicts, baseline) if not base)
+    assert all(v.score < 1.0 for v, base in zip(verdicts, baseline, strict=False) if not base)

@@ -25,35 +25,62 @@ def old_extract_program(text: str) -> str:
         return blocks[-1][1]
     unclosed = re.search(r"^[ \t]*(`{3,}|~{3,})[ \t]*([^\n`]*)\n", text, re.MULTILINE)
     if unclosed is not None:
-        return text[unclosed.end():]
+        return text[unclosed.end() :]
     return text
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("a\n```python\nx = 1\n```\nb\n```py\nx = 2\n```\nc", "x = 2\n"),
-    ("```python\nx = 1\n```\n```\nplain\n```", "x = 1\n"),
-    ("```js\nalert(1)\n```\n```\nprint(3)\n```", "print(3)\n"),
-    ("  ```Python3 title=a.py\nx = 1\n  ```  \n", "x = 1\n"),
-    ("````python\n```\ninner\n```\n````\n", "```\ninner\n```\n"),
-    ("~~~python\nx = 1\n~~~\n", "x = 1\n"),
-    ("~~~~python\nx = 1\n~~~\n", "x = 1\n"),  # no 4-tilde closer: it opens as '~~~' + info '~python'
-    ("~~~~python\nx = 1\n~~~\n```py\ny = 2\n```\n", "y = 2\n"),  # ... whose tag is not python
-    ("```python\n```\n", ""),
-    ("```python `x`\nx = 1\n```\n", ""),  # a backtick in the info: no opener; the bare ``` opens, unclosed
-    ("```python\r\nx = 1\r\n```\r\n", "x = 1\r\n```\r\n"),  # '```\r' does not close: as before
-    ("Here:\n```python\ndef f():\n    return 1\n", "def f():\n    return 1\n"),
-    ("``` \n", ""),
-    ("```", "```"),
-    ("", ""),
-    ("no fences at all\n", "no fences at all\n"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a\n```python\nx = 1\n```\nb\n```py\nx = 2\n```\nc", "x = 2\n"),
+        ("```python\nx = 1\n```\n```\nplain\n```", "x = 1\n"),
+        ("```js\nalert(1)\n```\n```\nprint(3)\n```", "print(3)\n"),
+        ("  ```Python3 title=a.py\nx = 1\n  ```  \n", "x = 1\n"),
+        ("````python\n```\ninner\n```\n````\n", "```\ninner\n```\n"),
+        ("~~~python\nx = 1\n~~~\n", "x = 1\n"),
+        ("~~~~python\nx = 1\n~~~\n", "x = 1\n"),  # no 4-tilde closer: it opens as '~~~' + info '~python'
+        ("~~~~python\nx = 1\n~~~\n```py\ny = 2\n```\n", "y = 2\n"),  # ... whose tag is not python
+        ("```python\n```\n", ""),
+        ("```python `x`\nx = 1\n```\n", ""),  # a backtick in the info: no opener; the bare ``` opens, unclosed
+        ("```python\r\nx = 1\r\n```\r\n", "x = 1\r\n```\r\n"),  # '```\r' does not close: as before
+        ("Here:\n```python\ndef f():\n    return 1\n", "def f():\n    return 1\n"),
+        ("``` \n", ""),
+        ("```", "```"),
+        ("", ""),
+        ("no fences at all\n", "no fences at all\n"),
+    ],
+)
 def test_extraction_table(text: str, expected: str) -> None:
     assert old_extract_program(text) == expected
     assert extract_program(text) == expected
 
 
-_PIECES = ["```", "````", "`````", "``", "~~~", "~~~~", "~~~~~", "~~", "`", "~", " ", "\t", "\n", "\n", "\n",
-           "\r\n", "\r", "python", "py", "Python3", "js", "x = 1", "print(2)", " title"]
+_PIECES = [
+    "```",
+    "````",
+    "`````",
+    "``",
+    "~~~",
+    "~~~~",
+    "~~~~~",
+    "~~",
+    "`",
+    "~",
+    " ",
+    "\t",
+    "\n",
+    "\n",
+    "\n",
+    "\r\n",
+    "\r",
+    "python",
+    "py",
+    "Python3",
+    "js",
+    "x = 1",
+    "print(2)",
+    " title",
+]
 
 
 def test_the_scanner_agrees_with_the_old_regex_on_random_fence_soup() -> None:
@@ -100,7 +127,9 @@ def test_the_adversarial_generator_agrees_with_the_old_regex_where_it_is_afforda
     for seed in range(4):
         junk = _adversarial(3000, seed)
         assert extract_program(junk) == old_extract_program(junk)
-        assert extract_program(junk + ANSWER) == old_extract_program(junk + ANSWER) == "def f(x):\n    return 2 * x + 1\n"
+        assert (
+            extract_program(junk + ANSWER) == old_extract_program(junk + ANSWER) == "def f(x):\n    return 2 * x + 1\n"
+        )
 
 
 @pytest.mark.timeout(120)  # a watchdog, not a measurement: the old regex took tens of minutes here
@@ -109,17 +138,18 @@ def test_a_megabyte_of_unclosed_fences_is_extracted_correctly() -> None:
     assert len(junk) >= 1 << 20
     assert extract_program(junk + ANSWER) == "def f(x):\n    return 2 * x + 1\n"
     first_opener = next(i for i, line in enumerate(junk.split("\n")) if re.match(r"[ \t]*(`{3,}|~{3,})[^`]*$", line))
-    assert extract_program(junk) == "\n".join(junk.split("\n")[first_opener + 1:])
+    assert extract_program(junk) == "\n".join(junk.split("\n")[first_opener + 1 :])
 
 
 @pytest.mark.timeout(120)
 def test_a_megabyte_of_repeated_openers_and_long_runs_is_extracted_correctly() -> None:
     openers = "```python\n" * 100_000
-    assert extract_program(openers) == openers[len("```python\n"):]
+    assert extract_program(openers) == openers[len("```python\n") :]
     closed = openers + "x = 1\n```\n"  # the first opener pairs with the only closer
-    assert extract_program(closed) == openers[len("```python\n"):] + "x = 1\n"
+    assert extract_program(closed) == openers[len("```python\n") :] + "x = 1\n"
     long_line = "~" * 500_000 + "x" * 500_000 + "`\n" + ANSWER  # one line the old regex backtracked over
     assert extract_program(long_line) == "def f(x):\n    return 2 * x + 1\n"
+
     def tildes(top: int) -> str:  # ~1 MB of pure runs at top=1400: each run n pairs with the run n-1 below it
         return "".join("~" * k + "\n" for k in range(top, 2, -1)) + "~~~python\nx = 2\n~~~\n"
 
@@ -150,11 +180,15 @@ def _traced_lines(text: str) -> int:
     return count
 
 
-@pytest.mark.parametrize("make", [
-    lambda n: _adversarial(n, 3),
-    lambda n: "```python\n" * (n // 10),
-    lambda n: "".join("~" * k + "\n" for k in range(3, int((2 * n) ** 0.5))) + "~~~x\n" * (n // 5),
-], ids=["junk", "same-opener", "tilde-runs"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda n: _adversarial(n, 3),
+        lambda n: "```python\n" * (n // 10),
+        lambda n: "".join("~" * k + "\n" for k in range(3, int((2 * n) ** 0.5))) + "~~~x\n" * (n // 5),
+    ],
+    ids=["junk", "same-opener", "tilde-runs"],
+)
 def test_work_grows_linearly_with_the_completion(make) -> None:  # type: ignore[no-untyped-def]
     small, large = make(20_000), make(80_000)
     ratio = _traced_lines(large) / _traced_lines(small)

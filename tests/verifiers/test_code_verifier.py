@@ -12,8 +12,8 @@ import pytest
 import rewardkit as rk
 from rewardkit.sandbox.base import Limits, RunResult, Sandbox
 from rewardkit.verifiers.code_tests.extract import extract_program
-from rewardkit.verifiers.code_tests.job import InvalidReference, normalize_reference, parse_result, prepare_job
 from rewardkit.verifiers.code_tests.harness.code_io_cases import outputs_match
+from rewardkit.verifiers.code_tests.job import InvalidReference, normalize_reference, parse_result, prepare_job
 from rk_testing import require
 
 ADD_TESTS = "assert add(1, 2) == 3\nassert add(-1, 1) == 0\nassert add(10, 5) == 15\nassert True\n"
@@ -28,6 +28,7 @@ def verifier():
 
 # -- extraction -----------------------------------------------------------------------------------
 
+
 def test_extraction_prefers_the_last_python_block() -> None:
     text = "First:\n```python\nx = 1\n```\nthen\n```\nplain\n```\nfinally\n```python\nx = 2\n```\nbye"
     assert extract_program(text) == "x = 2\n"
@@ -41,6 +42,7 @@ def test_extraction_falls_back_to_the_last_fenced_block_then_the_text() -> None:
 
 # -- reference forms and partial credit -----------------------------------------------------------
 
+
 def test_assert_string_counts_each_top_level_assert(verifier) -> None:
     good = verifier.verify("```python\ndef add(a, b):\n    return a + b\n```", ADD_TESTS)
     assert (good.score, good.correct, good.status) == (1.0, True, "ok")
@@ -51,9 +53,12 @@ def test_assert_string_counts_each_top_level_assert(verifier) -> None:
 
 
 def test_humaneval_form_counts_each_assert_in_check(verifier) -> None:
-    reference = {"test": "def check(candidate):\n    assert candidate('ab') == 'ba'\n"
-                         "    assert candidate('') == ''\n    for s in ['xyz', 'q']:\n"
-                         "        assert candidate(s) == s[::-1]\n", "entry_point": "rev"}
+    reference = {
+        "test": "def check(candidate):\n    assert candidate('ab') == 'ba'\n"
+        "    assert candidate('') == ''\n    for s in ['xyz', 'q']:\n"
+        "        assert candidate(s) == s[::-1]\n",
+        "entry_point": "rev",
+    }
     assert verifier.verify("def rev(s):\n    return s[::-1]\n", reference).correct
     partial = verifier.verify("def rev(s):\n    return s[::-1] if len(s) != 3 else s\n", reference)
     assert partial.score == pytest.approx(2 / 3)
@@ -99,16 +104,20 @@ def test_mutating_an_argument_in_place_is_seen_by_the_test(verifier) -> None:
 
 
 def test_classes_work_through_handles(verifier) -> None:
-    program = "class Stack:\n    def __init__(self):\n        self.items = []\n" \
-              "    def push(self, x):\n        self.items.append(x)\n    def pop(self):\n        return self.items.pop()\n"
+    program = (
+        "class Stack:\n    def __init__(self):\n        self.items = []\n"
+        "    def push(self, x):\n        self.items.append(x)\n    def pop(self):\n        return self.items.pop()\n"
+    )
     tests = "s = Stack()\ns.push(1)\ns.push(2)\nassert s.pop() == 2\nassert s.pop() == 1\n"
     assert verifier.verify(program, tests).correct
 
 
 def test_generators_iterate_and_candidate_objects_compare_by_identity(verifier) -> None:
-    program = "def evens(n):\n    return (i for i in range(n) if i % 2 == 0)\n" \
-              "class P:\n    def __init__(self, x):\n        self.x = x\n    def __eq__(self, other):\n" \
-              "        return True\n"
+    program = (
+        "def evens(n):\n    return (i for i in range(n) if i % 2 == 0)\n"
+        "class P:\n    def __init__(self, x):\n        self.x = x\n    def __eq__(self, other):\n"
+        "        return True\n"
+    )
     tests = "assert list(evens(5)) == [0, 2, 4]\nassert P(1).x == 1\nassert P(1) == P(2)\n"
     verdict = verifier.verify(program, tests)
     assert [t["outcome"] for t in verdict.details["tests"]] == ["pass", "pass", "fail"]
@@ -121,14 +130,18 @@ def test_the_program_compiles_without_the_harness_future_flags(verifier) -> None
 
 # -- statuses -------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("program,status", [
-    ("def add(a, b)\n    return a + b\n", "compile_error"),
-    ("def add(a, b):\n    return a / 0\n", "runtime_error"),
-    ("import nonexistent_module_xyz\n", "runtime_error"),
-    ("def add(a, b):\n    while True:\n        pass\n", "timeout"),
-    ("def add(a, b):\n    return len(bytearray(1 << 40))\n", "memory_limit"),
-    ("def add(a, b):\n    while True:\n        print('x' * 4096)\n", "output_limit"),
-])
+
+@pytest.mark.parametrize(
+    "program,status",
+    [
+        ("def add(a, b)\n    return a + b\n", "compile_error"),
+        ("def add(a, b):\n    return a / 0\n", "runtime_error"),
+        ("import nonexistent_module_xyz\n", "runtime_error"),
+        ("def add(a, b):\n    while True:\n        pass\n", "timeout"),
+        ("def add(a, b):\n    return len(bytearray(1 << 40))\n", "memory_limit"),
+        ("def add(a, b):\n    while True:\n        print('x' * 4096)\n", "output_limit"),
+    ],
+)
 def test_statuses(verifier, program: str, status: str) -> None:
     verdict = verifier.verify(program, ADD_TESTS)
     assert (verdict.score, verdict.correct, verdict.status) == (0.0, False, status), verdict
@@ -226,13 +239,23 @@ def test_settings_are_the_sandbox_limits_with_the_verifiers_own_defaults() -> No
     from rewardkit.verifiers.code_tests.verifier import CodeConfig
 
     assert {f.name: f.default for f in fields(CodeConfig)} == {
-        "wall_time": 10.0, "cpu_time": None, "memory_bytes": 512 << 20, "max_processes": 16,
-        "max_output_bytes": 1 << 20, "max_file_bytes": 16 << 20, "max_open_files": 256,
-        "max_scratch_bytes": 64 << 20, "call_timeout": 3.0, "tolerance": "auto", "workers": None}
+        "wall_time": 10.0,
+        "cpu_time": None,
+        "memory_bytes": 512 << 20,
+        "max_processes": 16,
+        "max_output_bytes": 1 << 20,
+        "max_file_bytes": 16 << 20,
+        "max_open_files": 256,
+        "max_scratch_bytes": 64 << 20,
+        "call_timeout": 3.0,
+        "tolerance": "auto",
+        "workers": None,
+    }
     assert CodeConfig().limits() == Limits(max_processes=16)
     assert type(CodeConfig().limits()) is Limits
     assert CodeConfig(wall_time=5, max_open_files=64).limits() == Limits(
-        wall_time=5.0, cpu_time=5.0, max_processes=16, max_open_files=64)
+        wall_time=5.0, cpu_time=5.0, max_processes=16, max_open_files=64
+    )
     assert CodeConfig(wall_time=5, cpu_time=2).limits().cpu_time == 2.0
     with pytest.raises(rk.ConfigError, match="max_processes must be >= 4"):
         rk.get_verifier("code", max_processes=3)
@@ -242,6 +265,7 @@ def test_settings_are_the_sandbox_limits_with_the_verifiers_own_defaults() -> No
 
 
 # -- batches and cleanup --------------------------------------------------------------------------
+
 
 def _processes_of(sandbox) -> list[int]:
     """Live processes running under the uids this local sandbox hands out (as root: one range per sandbox)."""
@@ -286,11 +310,15 @@ def test_close_releases_everything_and_later_calls_fail_cleanly() -> None:
 
 # -- repeated tests, crashes, modules (issue 8) ---------------------------------------------------
 
+
 def test_instrument_marks_sites_that_repeat_and_commits_loops_in_check() -> None:
     from rewardkit.verifiers.code_tests.instrument import instrument
 
-    spec = instrument("def helper(x):\n    assert x\ndef check(candidate):\n    assert candidate(1)\n"
-                      "    for i in range(3):\n        assert candidate(i) >= 0\n    helper(candidate(2))\n", "f")
+    spec = instrument(
+        "def helper(x):\n    assert x\ndef check(candidate):\n    assert candidate(1)\n"
+        "    for i in range(3):\n        assert candidate(i) >= 0\n    helper(candidate(2))\n",
+        "f",
+    )
     assert [s["repeat"] for s in spec["sites"]] == ["function", None, "loop"]
     assert "__rk_commit__((2,))" in spec["statements"][1]
     called = instrument("def check(candidate):\n    assert candidate(1)\ncheck(f)\n", "f")
@@ -299,12 +327,17 @@ def test_instrument_marks_sites_that_repeat_and_commits_loops_in_check() -> None
 
 def test_a_loop_is_credited_only_when_it_finishes(verifier) -> None:
     program = "def f(x):\n    while x == 7:\n        pass\n    return 2 * x + 1\n"
-    tests = ("for x in range(3):\n    assert f(x) == 2 * x + 1\n"
-             "for x in range(5, 9):\n    assert f(x) == 2 * x + 1\nassert f(20) == 41\n")
+    tests = (
+        "for x in range(3):\n    assert f(x) == 2 * x + 1\n"
+        "for x in range(5, 9):\n    assert f(x) == 2 * x + 1\nassert f(20) == 41\n"
+    )
     with rk.get_verifier("code", wall_time=4, call_timeout=None) as whole_budget:
         verdict = whole_budget.verify(program, tests)
-        humaneval = {"test": "def check(candidate):\n    for x in range(3):\n        assert candidate(x) == 2 * x + 1\n"
-                             "    assert candidate(7) == 15\n", "entry_point": "f"}
+        humaneval = {
+            "test": "def check(candidate):\n    for x in range(3):\n        assert candidate(x) == 2 * x + 1\n"
+            "    assert candidate(7) == 15\n",
+            "entry_point": "f",
+        }
         kept = whole_budget.verify(program, humaneval)  # the loop finished before the hang: it keeps its credit
     assert [t["outcome"] for t in verdict.details["tests"]] == ["pass", "timeout", "not_run"], verdict
     assert verdict.status == "timeout" and verdict.score == pytest.approx(1 / 3)
@@ -312,21 +345,29 @@ def test_a_loop_is_credited_only_when_it_finishes(verifier) -> None:
     with rk.get_verifier("code", wall_time=4, call_timeout=1.0) as per_call:  # the hang fails its own case only
         spared = per_call.verify(program, tests)
     assert [t["outcome"] for t in spared.details["tests"]] == ["pass", "fail", "pass"], spared
-    raising = verifier.verify("def f(x):\n    if x:\n        raise ValueError(x)\n    return 1\n",
-                              "for x in range(3):\n    got = f(x)\n    assert got == 2 * x + 1\n")
+    raising = verifier.verify(
+        "def f(x):\n    if x:\n        raise ValueError(x)\n    return 1\n",
+        "for x in range(3):\n    got = f(x)\n    assert got == 2 * x + 1\n",
+    )
     assert raising.score == 0.0 and raising.details["tests"][0]["outcome"] == "fail"
 
 
 def test_a_crash_is_never_the_exception_a_test_expects(verifier) -> None:
-    reference = {"test": "def check(candidate):\n    assert candidate(2) == 5\n    try:\n        candidate(-1)\n"
-                         "        raised = False\n    except ValueError:\n        raised = True\n    assert raised\n",
-                 "entry_point": "f"}
+    reference = {
+        "test": "def check(candidate):\n    assert candidate(2) == 5\n    try:\n        candidate(-1)\n"
+        "        raised = False\n    except ValueError:\n        raised = True\n    assert raised\n",
+        "entry_point": "f",
+    }
     raises = verifier.verify("def f(x):\n    if x < 0:\n        raise ValueError(x)\n    return 2 * x + 1\n", reference)
     assert (raises.score, raises.status) == (1.0, "ok"), raises  # a builtin exception crosses as itself
     loose = {**reference, "test": reference["test"].replace("except ValueError:", "except:")}
-    for program in ("import os\ndef f(x):\n    if x < 0:\n        os._exit(1)\n    return 2 * x + 1\n",
-                    ("import os, signal\ndef f(x):\n    if x < 0:\n        os.kill(os.getpid(), signal.SIGKILL)\n"
-                     "    return 2 * x + 1\n")):
+    for program in (
+        "import os\ndef f(x):\n    if x < 0:\n        os._exit(1)\n    return 2 * x + 1\n",
+        (
+            "import os, signal\ndef f(x):\n    if x < 0:\n        os.kill(os.getpid(), signal.SIGKILL)\n"
+            "    return 2 * x + 1\n"
+        ),
+    ):
         for ref in (reference, loose):
             verdict = verifier.verify(program, ref)
             # SIGKILL reads as the CPU limit's kill: timeout; both are failures, never "pass" or infra
@@ -335,7 +376,9 @@ def test_a_crash_is_never_the_exception_a_test_expects(verifier) -> None:
 
 def test_modules_the_program_imports_serve_the_tests(verifier) -> None:
     program = "import math\nimport heapq as hq\ndef f(x):\n    return 2 * x + 1\n"
-    verdict = verifier.verify(program, "assert math.isclose(f(1.5), 4.0)\nassert hq.nsmallest(2, [f(3), f(1), f(2)]) == [3, 5]\n")
+    verdict = verifier.verify(
+        program, "assert math.isclose(f(1.5), 4.0)\nassert hq.nsmallest(2, [f(3), f(1), f(2)]) == [3, 5]\n"
+    )
     assert verdict.correct, verdict
 
 
@@ -343,8 +386,11 @@ def test_the_recorder_credits_only_finished_statements() -> None:
     from rewardkit.verifiers.code_tests.harness.code_procs import Deadline
     from rewardkit.verifiers.code_tests.harness.code_recorder import Recorder
 
-    sites = [{"line": 1, "source": "a", "repeat": None}, {"line": 2, "source": "b", "repeat": "loop"},
-             {"line": 3, "source": "c", "repeat": "function"}]
+    sites = [
+        {"line": 1, "source": "a", "repeat": None},
+        {"line": 2, "source": "b", "repeat": "loop"},
+        {"line": 3, "source": "c", "repeat": "function"},
+    ]
     recorder = Recorder(sites, time.monotonic() + 60)
     recorder(0, True, None)
     recorder(1, True, None)

@@ -51,8 +51,6 @@ def test_harness_files_import_only_the_stdlib_and_each_other() -> None:
     for name in HARNESS_FILES:
         tree = ast.parse(HARNESS.joinpath(name).read_text())
         foreign = [
-            m
-            for m in _imports_outside_fallbacks(tree)
-            if m not in sys.stdlib_module_names and m not in siblings
+            m for m in _imports_outside_fallbacks(tree) if m not in sys.stdlib_module_names and m not in siblings
         ]
         assert foreign == [], f"{name} imports {foreign}"

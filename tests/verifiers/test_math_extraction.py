@@ -46,8 +46,7 @@ LENIENT_READS = [
     ("percent sign", "a rise of 12.5%", ("12.5\\%",), "last_number"),
     ("percent word", "a discount of 40 percent", ("40\\%",), "last_number"),
     ("a later number beats an earlier math span", "We had $x=3$ and after doubling we get 6", ("6",), "last_number"),
-    ("a later math span beats an earlier number", "After 3 steps we reach $y = 2^{10}$", ("y = 2^{10}",),
-     "last_math"),
+    ("a later math span beats an earlier number", "After 3 steps we reach $y = 2^{10}$", ("y = 2^{10}",), "last_math"),
     ("several values joined by and", "The solutions are $x=-4$ and $x=9$.", ("x=-4", "x=9"), "last_math"),
     ("a hedge in prose", "It might be 14 or 15.", ("14", "15"), "last_number"),
     ("a negation then the value", "It is not 5, it is 6.", ("6",), "last_number"),
@@ -58,10 +57,18 @@ LENIENT_READS = [
     ("statement in prose gives its value", "Final Answer: The smallest such $k$ is 27.", ("27",), "statement"),
     ("statement then a reason", "The answer is 81 because 3^4 = 81.", ("81",), "statement"),
     ("statement with units", "The answer is 18 cm.", ("18 cm",), "statement"),
-    ("statement in quotes", 'Final Answer: The final answer is "$4$ and $9$". I hope it is correct.',
-     ("4 and 9",), "statement"),
-    ("statement: the sentence's value, not its first number", "Final Answer: After 3 moves, the total is 96.",
-     ("96",), "statement"),
+    (
+        "statement in quotes",
+        'Final Answer: The final answer is "$4$ and $9$". I hope it is correct.',
+        ("4 and 9",),
+        "statement",
+    ),
+    (
+        "statement: the sentence's value, not its first number",
+        "Final Answer: After 3 moves, the total is 96.",
+        ("96",),
+        "statement",
+    ),
     ("percent after a box", r"The rate is $\boxed{15}$ percent", ("15\\%",), "boxed"),
     ("boxes joined by a short text", r"$\boxed{2}$ \text{ for (a) and } $\boxed{5}$", ("2", "5"), "boxed"),
     ("boxes joined through delimiters", r"\( a = \boxed{3} \) and \( b = \boxed{4} \)", ("3", "4"), "boxed"),
@@ -100,9 +107,14 @@ def test_closed_think_block_keeps_its_numbers_out_of_the_fallback():
 def test_strict_extraction_reads_only_marked_answers():
     for completion in ("So $x = 3$.", "In total 3 apples.", r"\(3\)"):
         assert extract_answer(completion, "strict") is None
-    for completion, value in ((r"so \boxed{3}", "3"), ("The answer is 3.", "3"), ("<answer>3</answer>", "3"),
-                              ("work\n#### 3", "3"), ("Final Answer: the count is 3.", "3"),
-                              ("We are done. Answer: 3", "3")):
+    for completion, value in (
+        (r"so \boxed{3}", "3"),
+        ("The answer is 3.", "3"),
+        ("<answer>3</answer>", "3"),
+        ("work\n#### 3", "3"),
+        ("Final Answer: the count is 3.", "3"),
+        ("We are done. Answer: 3", "3"),
+    ):
         found = extract_answer(completion, "strict")
         assert found is not None and found.values == (value,), completion
 
@@ -130,8 +142,9 @@ LENIENT_VERDICTS = [
 ]
 
 
-@pytest.mark.parametrize("name, reference, completion, correct, status", LENIENT_VERDICTS,
-                         ids=[r[0] for r in LENIENT_VERDICTS])
+@pytest.mark.parametrize(
+    "name, reference, completion, correct, status", LENIENT_VERDICTS, ids=[r[0] for r in LENIENT_VERDICTS]
+)
 def test_lenient_verdicts(lenient, name, reference, completion, correct, status):
     verdict = lenient.verify(completion, reference)
     assert (verdict.correct, verdict.status) == (correct, status), verdict
@@ -140,8 +153,12 @@ def test_lenient_verdicts(lenient, name, reference, completion, correct, status)
 
 def test_source_names_the_rule_that_found_the_answer(lenient):
     cases = {
-        r"so \boxed{5}": "boxed", "The answer is 5.": "statement", "<answer>5</answer>": "answer_tag",
-        "work\n#### 5": "gsm8k", "so $y=5$": "last_math", "so 5 apples": "last_number",
+        r"so \boxed{5}": "boxed",
+        "The answer is 5.": "statement",
+        "<answer>5</answer>": "answer_tag",
+        "work\n#### 5": "gsm8k",
+        "so $y=5$": "last_math",
+        "so 5 apples": "last_number",
     }
     for completion, source in cases.items():
         verdict = lenient.verify(completion, "5")
@@ -161,8 +178,9 @@ def test_bad_extraction_mode_is_a_clear_error():
 
 
 def test_extraction_mode_in_a_reward_spec():
-    reward = rk.build_reward({"combine": "sum", "terms": [
-        {"reward": "math_accuracy", "params": {"extraction": "strict", "workers": 1}}]})
+    reward = rk.build_reward(
+        {"combine": "sum", "terms": [{"reward": "math_accuracy", "params": {"extraction": "strict", "workers": 1}}]}
+    )
     with reward:
         scores = reward(completions=["so $x=4$", r"so \boxed{4}"], answer=["4", "4"])
     assert list(scores) == [0.0, 1.0]
@@ -206,45 +224,54 @@ def test_extraction_stays_fast_on_megabyte_inputs():
 
 
 # --- numbers inside brackets: a tuple, interval or set, never a decimal comma --------------------------------
-@pytest.mark.parametrize("completion, value", [
-    ("(1,2)", "(1,2)"),
-    ("The point is (1,2).", "(1,2)"),
-    ("[1,2]", "[1,2]"),
-    ("So x lies in (1,2].", "(1,2]"),
-    (r"The solutions form \{1,2\}.", r"\{1,2\}"),
-    ("The interval is [-3, 0.5) here", "[-3, 0.5)"),
-    (r"x in (2, \infty)", r"(2, \infty)"),
-    ("We get (0,1,5) as the triple", "(0,1,5)"),
-])
+@pytest.mark.parametrize(
+    "completion, value",
+    [
+        ("(1,2)", "(1,2)"),
+        ("The point is (1,2).", "(1,2)"),
+        ("[1,2]", "[1,2]"),
+        ("So x lies in (1,2].", "(1,2]"),
+        (r"The solutions form \{1,2\}.", r"\{1,2\}"),
+        ("The interval is [-3, 0.5) here", "[-3, 0.5)"),
+        (r"x in (2, \infty)", r"(2, \infty)"),
+        ("We get (0,1,5) as the triple", "(0,1,5)"),
+    ],
+)
 def test_last_number_inside_brackets_takes_the_bracket_whole(completion, value):
     found = extract_answer(completion)
     assert found is not None and found.values == (value,) and found.source == "last_number"
 
 
-@pytest.mark.parametrize("completion, reference, correct", [
-    ("(1,2)", "(1,2)", True),
-    ("The point is (1,2).", "(1,2)", True),
-    ("[1,2]", "[1,2]", True),
-    ("(1,2]", "(1,2]", True),
-    (r"\{1,2\}", r"\{1,2\}", True),
-    ("The point is (1,2).", "1.2", False),
-    ("The point is (2,1).", "(1,2)", False),
-    ("So x is in [1,2).", "[1,2]", False),
-])
+@pytest.mark.parametrize(
+    "completion, reference, correct",
+    [
+        ("(1,2)", "(1,2)", True),
+        ("The point is (1,2).", "(1,2)", True),
+        ("[1,2]", "[1,2]", True),
+        ("(1,2]", "(1,2]", True),
+        (r"\{1,2\}", r"\{1,2\}", True),
+        ("The point is (1,2).", "1.2", False),
+        ("The point is (2,1).", "(1,2)", False),
+        ("So x is in [1,2).", "[1,2]", False),
+    ],
+)
 def test_bracketed_answers_are_judged_as_wholes(completion, reference, correct):
     with rk.get_verifier("math", workers=1) as verifier:
         verdict = verifier.verify(completion, reference)
     assert verdict.correct is correct, verdict
 
 
-@pytest.mark.parametrize("completion, reference, correct", [
-    ("1.5", "1,5", False),          # the reference lists two answers
-    ("1.2", "1,2", False),
-    ("So it is 1,5.", "1.5", True),  # one non-integer expected: a decimal comma
-    ("So it is 1,5.", "15", False),
-    ("So it is 1,5.", "1, 5", True),
-    ("So it costs 1,500.", "1500", True),  # a thousands group
-])
+@pytest.mark.parametrize(
+    "completion, reference, correct",
+    [
+        ("1.5", "1,5", False),  # the reference lists two answers
+        ("1.2", "1,2", False),
+        ("So it is 1,5.", "1.5", True),  # one non-integer expected: a decimal comma
+        ("So it is 1,5.", "15", False),
+        ("So it is 1,5.", "1, 5", True),
+        ("So it costs 1,500.", "1500", True),  # a thousands group
+    ],
+)
 def test_decimal_comma_never_gives_false_credit(completion, reference, correct):
     with rk.get_verifier("math", workers=1) as verifier:
         verdict = verifier.verify(completion, reference)
@@ -281,22 +308,26 @@ def test_a_corrected_answer_is_hedged(lenient, strict, completion, mode):
     assert extract_answer(completion, mode).correction == "4"
 
 
-@pytest.mark.parametrize("completion, reference", [
-    ("The answer is 7. This is because 3+4=7.", "7"),
-    (r"\boxed{3}. Wait, let me check: 3 times 2 is 6, and 6/2 = 3.", "3"),
-    (r"\boxed{3}. Wait, is that right? Yes.", "3"),
-    (r"\boxed{3}. Actually no, \boxed{4}", "4"),           # the later box is the answer by a higher rule
-    ("The answer is 3. No wait, the answer is 4.", "4"),   # a later statement is the answer
-    ("The answer is 12. We multiply rather than add: 3 groups of 4 make 12.", "12"),
-    ("The answer is 7. No other value works, since 5 fails.", "7"),
-    ("The answer is 12, rather than 15.", "12"),
-    ("The answer is 12, instead of the 15 we guessed first.", "12"),
-    ("#### 72\nShe sold 48 clips in April and 24 in May.", "72"),
-    (r"The answer is $\frac{1}{2}$. Actually, that is $\frac12$ exactly.", r"\frac12"),    (r"\boxed{42}. Or, put differently, $6 \cdot 7 = 42$.", "42"),   # an equation restating the answer
-    (r"\boxed{42}. Maybe I should double check: 6*7 = 42.", "42"),
-    (r"\boxed{42}. Note that 42 could be written as 6 times 7.", "42"),
-    ("The answer is 42. It may be helpful to note that 40 + 2 = 42.", "42"),
-])
+@pytest.mark.parametrize(
+    "completion, reference",
+    [
+        ("The answer is 7. This is because 3+4=7.", "7"),
+        (r"\boxed{3}. Wait, let me check: 3 times 2 is 6, and 6/2 = 3.", "3"),
+        (r"\boxed{3}. Wait, is that right? Yes.", "3"),
+        (r"\boxed{3}. Actually no, \boxed{4}", "4"),  # the later box is the answer by a higher rule
+        ("The answer is 3. No wait, the answer is 4.", "4"),  # a later statement is the answer
+        ("The answer is 12. We multiply rather than add: 3 groups of 4 make 12.", "12"),
+        ("The answer is 7. No other value works, since 5 fails.", "7"),
+        ("The answer is 12, rather than 15.", "12"),
+        ("The answer is 12, instead of the 15 we guessed first.", "12"),
+        ("#### 72\nShe sold 48 clips in April and 24 in May.", "72"),
+        (r"The answer is $\frac{1}{2}$. Actually, that is $\frac12$ exactly.", r"\frac12"),
+        (r"\boxed{42}. Or, put differently, $6 \cdot 7 = 42$.", "42"),  # an equation restating the answer
+        (r"\boxed{42}. Maybe I should double check: 6*7 = 42.", "42"),
+        (r"\boxed{42}. Note that 42 could be written as 6 times 7.", "42"),
+        ("The answer is 42. It may be helpful to note that 40 + 2 = 42.", "42"),
+    ],
+)
 @pytest.mark.parametrize("mode", ["lenient", "strict"])
 def test_ordinary_trailing_text_is_not_a_correction(lenient, strict, completion, reference, mode):
     verdict = (lenient if mode == "lenient" else strict).verify(completion, reference)

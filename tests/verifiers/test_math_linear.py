@@ -39,7 +39,7 @@ def _cost(text: str) -> float:
         extract_answer(text)
         extract_answer(text, "strict")
         reference_text(text)
-        _trivially_equal(text[:MB // 4], text[:MB // 4])
+        _trivially_equal(text[: MB // 4], text[: MB // 4])
         best = min(best, time.perf_counter() - start)
     return best
 

@@ -53,7 +53,13 @@ EQUIVALENCE = [
     ("ordered tuple", "(1,2)", r"\boxed{(1,2)}", True, "ok"),
     ("tuple order matters", "(1,2)", r"\boxed{(2,1)}", False, "ok"),
     ("matrix", r"\begin{pmatrix}1\\2\end{pmatrix}", r"\boxed{\begin{pmatrix} 1 \\ 2 \end{pmatrix}}", True, "ok"),
-    ("matrix wrong entry", r"\begin{pmatrix}1\\2\end{pmatrix}", r"\boxed{\begin{pmatrix}1\\3\end{pmatrix}}", False, "ok"),
+    (
+        "matrix wrong entry",
+        r"\begin{pmatrix}1\\2\end{pmatrix}",
+        r"\boxed{\begin{pmatrix}1\\3\end{pmatrix}}",
+        False,
+        "ok",
+    ),
     ("degree sign", "90", r"\boxed{90^\circ}", True, "ok"),
     ("unit dropped", "5", r"\boxed{5\text{ cm}}", True, "ok"),
     ("text answer", r"\text{Monday}", r"\boxed{\text{Monday}}", True, "ok"),
@@ -70,8 +76,13 @@ EQUIVALENCE = [
 EXTRACTION = [
     ("last box wins over a draft", "4", r"First try: \boxed{3}. Wait, that is wrong. \boxed{4}", True, "ok"),
     ("draft box is not the answer", "3", r"First try: \boxed{3}. Wait, that is wrong. \boxed{4}", False, "ok"),
-    ("later statement overrides a box", "3",
-     r"Draft \boxed{4}. Checking again... Final Answer: The final answer is $3$. I hope it is correct.", True, "ok"),
+    (
+        "later statement overrides a box",
+        "3",
+        r"Draft \boxed{4}. Checking again... Final Answer: The final answer is $3$. I hope it is correct.",
+        True,
+        "ok",
+    ),
     ("the answer is", "12", "Adding them up, the answer is 12.", True, "ok"),
     ("answer line", "12", "Work...\nAnswer: 12", True, "ok"),
     ("answer tag", "7", "<think>7 or 8?</think><answer>7</answer>", True, "ok"),
@@ -81,16 +92,26 @@ EXTRACTION = [
     ("closed think: only after it counts", "7", r"<think>It is \boxed{7}</think> The answer is 8", False, "ok"),
     ("closed think: answer after it", "8", r"<think>It is \boxed{7}</think> The answer is 8", True, "ok"),
     ("unclosed think: whole text", "7", r"<think>maybe \boxed{7} and then I ran out of tokens", True, "ok"),
-    ("remark after the box is not an answer", "4",
-     r"So \boxed{4}. To check whether the answer is correct, substitute back.", True, "ok"),
+    (
+        "remark after the box is not an answer",
+        "4",
+        r"So \boxed{4}. To check whether the answer is correct, substitute back.",
+        True,
+        "ok",
+    ),
     ("spread over boxes", "1, -2", r"The roots are \boxed{-2} and \boxed{1}.", True, "ok"),
     ("spread over boxes with dollars", r"x=1 \text{ or } x=-2", r"$x = \boxed{-2}$ or $x = \boxed{1}$", True, "ok"),
     ("no answer", "3", "I am not sure how to solve this problem.", False, "no_answer"),
     ("empty box", "3", r"\boxed{}", False, "no_answer"),
     ("unclosed box", "3", r"\boxed{3", False, "no_answer"),
     ("chat messages", "5", [{"role": "assistant", "content": r"\boxed{5}"}], True, "ok"),
-    ("chat with reasoning_content", "5",
-     [{"role": "assistant", "reasoning_content": r"maybe \boxed{6}", "content": r"\boxed{5}"}], True, "ok"),
+    (
+        "chat with reasoning_content",
+        "5",
+        [{"role": "assistant", "reasoning_content": r"maybe \boxed{6}", "content": r"\boxed{5}"}],
+        True,
+        "ok",
+    ),
 ]
 
 # (name, reference, completion) — each hedges and must earn nothing
@@ -214,7 +235,7 @@ def test_batch_gives_the_same_verdicts_as_single_calls(math_verifier):
     completions = [r[2] for r in rows]
     references = [r[1] for r in rows]
     batch = math_verifier.verify_batch(completions, references)
-    single = [math_verifier.verify(c, r) for c, r in zip(completions, references)]
+    single = [math_verifier.verify(c, r) for c, r in zip(completions, references, strict=False)]
     assert [(v.correct, v.status, v.extracted) for v in batch] == [(v.correct, v.status, v.extracted) for v in single]
 
 

@@ -26,8 +26,7 @@ ACCEPT = [
     ("fbox", r"\fbox{B}", "B", CAPITALS, True, "ok"),
     ("markdown_bold", "London is the capital of the United Kingdom.\n\n**B**", "B", CAPITALS, True, "ok"),
     ("bold_statement", "**Answer: (B) London**", "B", CAPITALS, True, "ok"),
-    ("answer_tags", "<reasoning>London is the UK capital.</reasoning>\n<answer>B</answer>", "B", CAPITALS,
-     True, "ok"),
+    ("answer_tags", "<reasoning>London is the UK capital.</reasoning>\n<answer>B</answer>", "B", CAPITALS, True, "ok"),
     ("answer_tags_multiline", "<answer>\nB\n</answer>", "B", CAPITALS, True, "ok"),
     ("answer_tag_truncated", "The UK capital is London.\n<answer>B", "B", CAPITALS, True, "ok"),
     ("letter_with_text", "B) London", "B", CAPITALS, True, "ok"),
@@ -39,28 +38,68 @@ ACCEPT = [
     ("option_is_correct", "Option B is correct.", "B", CAPITALS, True, "ok"),
     ("json_answer_key", '{"reasoning": "London is the UK capital", "answer": "B"}', "B", CAPITALS, True, "ok"),
     ("subject_with_text_is_correct", "(B) London is the correct answer.", "B", CAPITALS, True, "ok"),
-    ("subject_is_the_answer", "Paris is in France and Berlin in Germany. So B is the answer.", "B", CAPITALS,
-     True, "ok"),
+    (
+        "subject_is_the_answer",
+        "Paris is in France and Berlin in Germany. So B is the answer.",
+        "B",
+        CAPITALS,
+        True,
+        "ok",
+    ),
     ("option_text_is_correct", "London is the correct answer", "B", CAPITALS, True, "ok"),
     ("subject_after_discussion", "I think A is wrong while B is the correct answer", "B", CAPITALS, True, "ok"),
     ("caveat_then_best", "Statement A is correct, but B is the best answer.", "B", CAPITALS, True, "ok"),
-    ("option_text_without_article", "The largest ocean is the Pacific. The answer is Pacific Ocean", "B",
-     ["The Atlantic Ocean", "The Pacific Ocean"], True, "ok"),
+    (
+        "option_text_without_article",
+        "The largest ocean is the Pacific. The answer is Pacific Ocean",
+        "B",
+        ["The Atlantic Ocean", "The Pacific Ocean"],
+        True,
+        "ok",
+    ),
     ("most_appropriate", "Based on the analysis, option B is the most appropriate.", "B", CAPITALS, True, "ok"),
     ("text_in_parentheses", "The answer is B (London).", "B", CAPITALS, True, "ok"),
     ("irregular_spacing", "The correct answer  is\n\n(B)", "B", CAPITALS, True, "ok"),
     ("go_with", "Mars is called the Red Planet because of iron oxide. I'll go with B.", "B", PLANETS, True, "ok"),
-    ("minerva_format", "Final Answer: The final answer is $\\boxed{B}$. I hope it is correct.", "B", CAPITALS,
-     True, "ok"),
-    ("final_stated_wins_over_reasoning",
-     ("Let's check each option.\nA) Paris - capital of France, not the UK.\nC) Berlin - Germany.\n"
-      "D) Madrid - Spain.\nTherefore the answer is B."), "B", CAPITALS, True, "ok"),
+    (
+        "minerva_format",
+        "Final Answer: The final answer is $\\boxed{B}$. I hope it is correct.",
+        "B",
+        CAPITALS,
+        True,
+        "ok",
+    ),
+    (
+        "final_stated_wins_over_reasoning",
+        (
+            "Let's check each option.\nA) Paris - capital of France, not the UK.\nC) Berlin - Germany.\n"
+            "D) Madrid - Spain.\nTherefore the answer is B."
+        ),
+        "B",
+        CAPITALS,
+        True,
+        "ok",
+    ),
     ("explanation_after_answer", "The answer is B.\nA is wrong, C is wrong, D is wrong.", "B", CAPITALS, True, "ok"),
-    ("revised_with_wait", "The answer is A. Wait, actually London is the UK capital, so the answer is B.", "B",
-     CAPITALS, True, "ok"),
-    ("revised_box_draft",
-     ("I first thought \\boxed{A}. Let me double-check the geography of Europe carefully and reconsider.\n"
-      "\\boxed{B}"), "B", CAPITALS, True, "ok"),
+    (
+        "revised_with_wait",
+        "The answer is A. Wait, actually London is the UK capital, so the answer is B.",
+        "B",
+        CAPITALS,
+        True,
+        "ok",
+    ),
+    (
+        "revised_box_draft",
+        (
+            "I first thought \\boxed{A}. Let me double-check the geography of Europe carefully and reconsider.\n"
+            "\\boxed{B}"
+        ),
+        "B",
+        CAPITALS,
+        True,
+        "ok",
+    ),
     ("both_discussed_then_chosen", "Both A and C are plausible, but the answer is C.", "C", CAPITALS, True, "ok"),
     ("option_text_alone", "The answer is London", "B", CAPITALS, True, "ok"),
     ("option_text_last_line", "The capital of the United Kingdom is\n\nLondon", "B", CAPITALS, True, "ok"),
@@ -69,8 +108,14 @@ ACCEPT = [
     ("pronoun_i_not_a_letter", "Answer: I think it's B", "B", CAPITALS, True, "ok"),
     ("later_letters_are_reasons", "The answer is B, so A is wrong", "B", CAPITALS, True, "ok"),
     ("attached_text_agrees_other_rejected", "The answer is (B) London, not (A) Paris.", "B", CAPITALS, True, "ok"),
-    ("think_block_ignored", "<think>Maybe the answer is A... no, London.</think>The answer is B", "B", CAPITALS,
-     True, "ok"),
+    (
+        "think_block_ignored",
+        "<think>Maybe the answer is A... no, London.</think>The answer is B",
+        "B",
+        CAPITALS,
+        True,
+        "ok",
+    ),
     ("no_options_given", "After weighing the choices, the answer is (C).", "C", None, True, "ok"),
     ("fifth_option_valid", "Mercury is closest to the Sun. Answer: E", "E", PLANETS, True, "ok"),
     ("reference_as_index", "Answer: B", 1, CAPITALS, True, "ok"),
@@ -90,7 +135,14 @@ REJECT = [
     ("hedge_lowercase_or", "the answer is a or c", "A", CAPITALS, False, "hedged"),
     ("hedge_list", "Answer: A, B, C, D", "B", CAPITALS, False, "hedged"),
     ("hedge_maybe_right", "The answer is B. Maybe A is right.", "B", CAPITALS, False, "hedged"),
-    ("hedge_trap_word_elsewhere", "The answer is B. Or maybe A is correct; B is a trap.", "B", CAPITALS, False, "hedged"),
+    (
+        "hedge_trap_word_elsewhere",
+        "The answer is B. Or maybe A is correct; B is a trap.",
+        "B",
+        CAPITALS,
+        False,
+        "hedged",
+    ),
     ("hedge_slash", "Answer: B/C", "B", CAPITALS, False, "hedged"),
     ("hedge_run_of_letters", "Answer: ABCD", "B", CAPITALS, False, "hedged"),
     ("hedge_boxed_run", r"\boxed{ABCD}", "B", CAPITALS, False, "hedged"),
@@ -109,8 +161,7 @@ REJECT = [
     ("no_answer_at_all", "I am not sure which city it is.", "B", CAPITALS, False, "no_answer"),
     ("empty", "", "B", CAPITALS, False, "no_answer"),
     ("only_analysis_lines", "A) Paris - incorrect\nB) London - correct", "B", CAPITALS, False, "no_answer"),
-    ("answer_only_inside_unfinished_reasoning", "<think>the answer is B</think>", "B", CAPITALS, False,
-     "no_answer"),
+    ("answer_only_inside_unfinished_reasoning", "<think>the answer is B</think>", "B", CAPITALS, False, "no_answer"),
     ("reference_not_an_option", "Answer: B", "F", CAPITALS, False, "invalid_reference"),
     ("reference_index_out_of_range", "Answer: B", 4, CAPITALS, False, "invalid_reference"),
     ("reference_several_letters", "Answer: A", "AC", CAPITALS, False, "invalid_reference"),
@@ -167,7 +218,7 @@ def test_batch_matches_single_verdicts():
     verifier = MCQVerifier()
     contexts = [None if r[3] is None else {"options": r[3]} for r in rows]
     batch = verifier.verify_batch([r[1] for r in rows], [r[2] for r in rows], contexts)
-    assert batch == [verifier.verify(r[1], r[2], **(c or {})) for r, c in zip(rows, contexts)]
+    assert batch == [verifier.verify(r[1], r[2], **(c or {})) for r, c in zip(rows, contexts, strict=False)]
 
 
 def test_batch_reuses_an_option_list_only_for_samples_that_read_it_the_same_way():
@@ -188,7 +239,7 @@ def test_batch_reuses_an_option_list_only_for_samples_that_read_it_the_same_way(
         ("Answer: B", "B", {"options": 7}),
         ("Answer: Madrid", "D", {"options": shared}),
     ]
-    completions, references, contexts = zip(*cases)
+    completions, references, contexts = zip(*cases, strict=False)
 
     def one_by_one() -> list:
         out = []
@@ -204,8 +255,9 @@ def test_batch_reuses_an_option_list_only_for_samples_that_read_it_the_same_way(
     with pytest.raises(VerifierError):
         verifier.verify_batch(completions, references, contexts)
     good = [i for i in range(len(cases)) if i != 8]
-    batch = verifier.verify_batch([completions[i] for i in good], [references[i] for i in good],
-                                  [contexts[i] for i in good])
+    batch = verifier.verify_batch(
+        [completions[i] for i in good], [references[i] for i in good], [contexts[i] for i in good]
+    )
     assert batch == [expected[i] for i in good]
     assert [v.correct for v in batch] == [True, True, False, True, True, True, False, True, True]
     shared[3] = "Lisbon"  # the same list object, changed between batches: read again
@@ -278,9 +330,45 @@ def test_adversarial_200kb_completion_finishes(name):
 
 
 FUZZ_TOKENS = [
-    "Answer:", "The answer is", "\\boxed{", "\\text{", "}", "{", "A", "B", "C", "E", "b", "I", "or", "and", ",",
-    "<answer>", "</answer>", "<think>", "</think>", "(", ")", "[", "]", "**", "$", "London", "Paris", "\n",
-    "is the correct answer", "Wait, actually", "Option", "ABCD", "I think", ".", " ", "é", "İ", "\\", "\"",
+    "Answer:",
+    "The answer is",
+    "\\boxed{",
+    "\\text{",
+    "}",
+    "{",
+    "A",
+    "B",
+    "C",
+    "E",
+    "b",
+    "I",
+    "or",
+    "and",
+    ",",
+    "<answer>",
+    "</answer>",
+    "<think>",
+    "</think>",
+    "(",
+    ")",
+    "[",
+    "]",
+    "**",
+    "$",
+    "London",
+    "Paris",
+    "\n",
+    "is the correct answer",
+    "Wait, actually",
+    "Option",
+    "ABCD",
+    "I think",
+    ".",
+    " ",
+    "é",
+    "İ",
+    "\\",
+    '"',
 ]
 
 
@@ -324,14 +412,18 @@ def test_looping_completion_is_read_once_per_distinct_span(monkeypatch):
 
     calls = []
     original = mcq_extract.ChoiceReader.read
-    monkeypatch.setattr(mcq_extract.ChoiceReader, "read", lambda self, *a, **k: calls.append(a) or original(self, *a, **k))
+    monkeypatch.setattr(
+        mcq_extract.ChoiceReader, "read", lambda self, *a, **k: calls.append(a) or original(self, *a, **k)
+    )
     assert MCQVerifier().verify("the answer is " * 1400, "A", options=CAPITALS).status == "no_answer"
     assert 0 < len(calls) < 40
 
 
 MMLU_CHOICES = ["Paris", "London", "Berlin", "Madrid"]
-ARC_DIGITS = {"text": ["dry palms", "wet palms", "palms covered with oil", "palms covered with lotion"],
-              "label": ["1", "2", "3", "4"]}
+ARC_DIGITS = {
+    "text": ["dry palms", "wet palms", "palms covered with oil", "palms covered with lotion"],
+    "label": ["1", "2", "3", "4"],
+}
 ARC_LETTERS = {"text": ARC_DIGITS["text"], "label": ["A", "B", "C", "D"]}
 NUMERIC_DIGITS = {"text": ["3", "4", "5", "22"], "label": ["1", "2", "3", "4"]}
 
@@ -360,13 +452,23 @@ DATASET_FORMATS = [
     ("digits_without_labels_are_not_labels", "The answer is 1", 0, MMLU_CHOICES, False, "no_answer", None),
     ("number_that_is_label_and_other_text", "The answer is 4", "2", NUMERIC_DIGITS, False, "option_mismatch", "D"),
     ("number_text_longer_than_a_label", "The answer is 22", "4", NUMERIC_DIGITS, True, "ok", "D"),
-    ("number_label_that_is_its_own_text", "Answer: 3", "3", {"text": ["1", "2", "3"], "label": ["1", "2", "3"]},
-     True, "ok", "C"),
+    (
+        "number_label_that_is_its_own_text",
+        "Answer: 3",
+        "3",
+        {"text": ["1", "2", "3"], "label": ["1", "2", "3"]},
+        True,
+        "ok",
+        "C",
+    ),
 ]
 
 
-@pytest.mark.parametrize("name, completion, reference, choices, correct, status, extracted", DATASET_FORMATS,
-                         ids=[r[0] for r in DATASET_FORMATS])
+@pytest.mark.parametrize(
+    "name, completion, reference, choices, correct, status, extracted",
+    DATASET_FORMATS,
+    ids=[r[0] for r in DATASET_FORMATS],
+)
 def test_mmlu_and_arc_formats(name, completion, reference, choices, correct, status, extracted):
     verdict = MCQVerifier().verify(completion, reference, choices=choices)
     assert (verdict.correct, verdict.status, verdict.extracted) == (correct, status, extracted)
@@ -399,12 +501,40 @@ def test_lowercase_twin_patterns_match_where_the_originals_do(seed):
     from rewardkit.verifiers.multiple_choice import extract as mcq_extract
 
     rng = random.Random(seed)
-    words = ["The", "ANSWER", "answer", "Is", "is", "I", "i'll", "Choose", "go", "WITH", "Final", "option", ":",
-             "correct", "MOST", "Likely", "would", "Be", "seems", "to", "B", "myanswer", "-", "=", "\n", "  "]
+    words = [
+        "The",
+        "ANSWER",
+        "answer",
+        "Is",
+        "is",
+        "I",
+        "i'll",
+        "Choose",
+        "go",
+        "WITH",
+        "Final",
+        "option",
+        ":",
+        "correct",
+        "MOST",
+        "Likely",
+        "would",
+        "Be",
+        "seems",
+        "to",
+        "B",
+        "myanswer",
+        "-",
+        "=",
+        "\n",
+        "  ",
+    ]
     for _ in range(400):
         text = " ".join(rng.choice(words) for _ in range(rng.randint(1, 30)))
-        for original, twin in ((mcq_extract._STATEMENT, mcq_extract._STATEMENT_LOWER),
-                               (mcq_extract._SUFFIX, mcq_extract._SUFFIX_LOWER)):
+        for original, twin in (
+            (mcq_extract._STATEMENT, mcq_extract._STATEMENT_LOWER),
+            (mcq_extract._SUFFIX, mcq_extract._SUFFIX_LOWER),
+        ):
             assert [m.span() for m in original.finditer(text)] == [m.span() for m in twin.finditer(text.lower())]
 
 
@@ -483,9 +613,17 @@ def test_reasons_and_negated_letters_after_an_answer_are_not_alternatives(name, 
 def test_no_hedge_template_credits_any_letter(seed):
     """Every way of writing the gold with another option after it earns nothing, whichever letter is gold."""
     rng = random.Random(seed)
-    templates = ["<answer>{a}. Or maybe {b}.</answer>", "<answer>{a} {b}</answer>", "Answer: {a} {b}",
-                 "The answer is {a}. Wait, {b}.", r"\boxed{{{a}}} or {b}", "Answer: {a}\n{b}",
-                 "The answer is {a}, possibly {b}", "Final answer: {a}. Actually {b}.", "{a} {b}"]
+    templates = [
+        "<answer>{a}. Or maybe {b}.</answer>",
+        "<answer>{a} {b}</answer>",
+        "Answer: {a} {b}",
+        "The answer is {a}. Wait, {b}.",
+        r"\boxed{{{a}}} or {b}",
+        "Answer: {a}\n{b}",
+        "The answer is {a}, possibly {b}",
+        "Final answer: {a}. Actually {b}.",
+        "{a} {b}",
+    ]
     verifier = MCQVerifier()
     for _ in range(60):
         gold, other = rng.sample("ABCD", 2)

@@ -46,7 +46,9 @@ def test_mcq_batch_is_inline():
     assert MCQVerifier.batch_threads == 1
     with rk.get_verifier("mcq") as verifier:
         assert verifier.verify_batch(["Answer: B", "A or B"], ["B", "B"], [None, {"options": ["x", "y"]}]) == [
-            verifier.verify("Answer: B", "B"), verifier.verify("A or B", "B", options=["x", "y"])]
+            verifier.verify("Answer: B", "B"),
+            verifier.verify("A or B", "B", options=["x", "y"]),
+        ]
 
 
 def test_batch_length_mismatch_is_a_usage_error():

@@ -26,7 +26,7 @@ def _alive(pid: int) -> bool:
 
 def test_runs_a_task_and_returns_its_value():
     with WorkerPool("builtins:len", workers=1) as pool:
-        assert pool.run("abcd", timeout=5) .value == 4
+        assert pool.run("abcd", timeout=5).value == 4
         assert pool.run("abcd", timeout=5).status == TASK_OK
 
 

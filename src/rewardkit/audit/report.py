@@ -24,9 +24,16 @@ def print_table(console: Any, result: AuditResult) -> None:
 
     credited = {(r.kind, r.name) for r in result.credited()}
     table = Table(title=f"reward-hack audit of {result.reward} (credited: mean > honest wrong + {result.threshold})")
-    for column, justify in (("kind", "left"), ("variant", "left"), ("mean", "right"), ("vs wrong", "right"),
-                            ("vs correct", "right"), ("rows above wrong", "right"), ("statuses (per term)", "left"),
-                            ("verdict", "left")):
+    for column, justify in (
+        ("kind", "left"),
+        ("variant", "left"),
+        ("mean", "right"),
+        ("vs wrong", "right"),
+        ("vs correct", "right"),
+        ("rows above wrong", "right"),
+        ("statuses (per term)", "left"),
+        ("verdict", "left"),
+    ):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for r in result.results:
         wrong, correct = result.baseline(r.kind), result.baseline(r.kind, "honest_correct")
@@ -36,15 +43,26 @@ def print_table(console: Any, result: AuditResult) -> None:
         style = "bold red" if verdict.startswith("CREDITED") else "dim" if verdict == "baseline" else ""
         statuses = ", ".join(f"{k} {v}" for k, v in r.statuses.most_common())
         above = f"{r.rows_above(result.threshold)}/{len(r.scores)}" if r.is_hack else ""
-        table.add_row(r.kind, r.name, _fmt(r.mean), _fmt(delta), _fmt(ratio), above, statuses,
-                      f"[{style}]{verdict}[/{style}]" if style else verdict)
+        table.add_row(
+            r.kind,
+            r.name,
+            _fmt(r.mean),
+            _fmt(delta),
+            _fmt(ratio),
+            above,
+            statuses,
+            f"[{style}]{verdict}[/{style}]" if style else verdict,
+        )
     console.print(table)
     for kind in dict.fromkeys(r.kind for r in result.results):
         wrong, correct = result.baseline(kind), result.baseline(kind, "honest_correct")
         if wrong is not None and correct is not None and correct <= wrong:
-            console.print(f"[yellow]warning[/yellow]: on the {kind} rows the honest correct answer ({correct:.3f}) "
-                          f"does not score above the honest wrong one ({wrong:.3f}); the audit cannot tell hacks "
-                          f"from wrong answers there", soft_wrap=True)
+            console.print(
+                f"[yellow]warning[/yellow]: on the {kind} rows the honest correct answer ({correct:.3f}) "
+                f"does not score above the honest wrong one ({wrong:.3f}); the audit cannot tell hacks "
+                f"from wrong answers there",
+                soft_wrap=True,
+            )
 
 
 def write_html(path: str | Path, result: AuditResult) -> Path:
@@ -65,7 +83,7 @@ def write_html(path: str | Path, result: AuditResult) -> Path:
             f"<td>{html.escape(verdict)}</td><td>{html.escape(', '.join(f'{k} {v}' for k, v in r.statuses.items()))}"
             f"</td><td><pre>{html.escape(r.example[:600])}</pre></td></tr>"
         )
-    status = (f"{len(credited)} hack(s) credited" if credited else "no hack credited")
+    status = f"{len(credited)} hack(s) credited" if credited else "no hack credited"
     page = f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>rewardkit audit: {html.escape(result.reward)}</title>
 <style>body{{font-family:sans-serif;margin:2em}} table{{border-collapse:collapse}}

@@ -46,8 +46,11 @@ class VariantResult:
         return self.name not in (CORRECT, WRONG)
 
     def rows_above(self, threshold: float) -> int:
-        return sum(1 for s, b in zip(self.scores, self.baseline)
-                   if s is not None and s > (b if b is not None else 0.0) + threshold)
+        return sum(
+            1
+            for s, b in zip(self.scores, self.baseline, strict=False)
+            if s is not None and s > (b if b is not None else 0.0) + threshold
+        )
 
 
 @dataclass
@@ -77,11 +80,25 @@ class AuditResult:
 
     def to_dict(self) -> dict[str, Any]:
         credited = {(r.kind, r.name) for r in self.credited()}
-        return {"reward": self.reward, "threshold": self.threshold, "credited": len(credited), "variants": [
-            {"kind": r.kind, "variant": r.name, "mean": r.mean, "scores": r.scores,
-             "baseline_wrong": self.baseline(r.kind), "credited": (r.kind, r.name) in credited,
-             "rows_above_wrong": r.rows_above(self.threshold), "statuses": dict(r.statuses), "example": r.example}
-            for r in self.results]}
+        return {
+            "reward": self.reward,
+            "threshold": self.threshold,
+            "credited": len(credited),
+            "variants": [
+                {
+                    "kind": r.kind,
+                    "variant": r.name,
+                    "mean": r.mean,
+                    "scores": r.scores,
+                    "baseline_wrong": self.baseline(r.kind),
+                    "credited": (r.kind, r.name) in credited,
+                    "rows_above_wrong": r.rows_above(self.threshold),
+                    "statuses": dict(r.statuses),
+                    "example": r.example,
+                }
+                for r in self.results
+            ],
+        }
 
 
 def leaves(reward: Any) -> list[Any]:
@@ -113,15 +130,19 @@ def format_tags(reward: Reward) -> list[str] | None:
 def row_kind(row: dict[str, Any], kinds: list[str]) -> str | None:
     if row.get("task") in kinds:
         return str(row["task"])
-    for kind, present in (("code", "tests" in row), ("mcq", "options" in row or "choices" in row),
-                          ("math", "answer" in row or "solution" in row)):
+    for kind, present in (
+        ("code", "tests" in row),
+        ("mcq", "options" in row or "choices" in row),
+        ("math", "answer" in row or "solution" in row),
+    ):
         if present and kind in kinds:
             return kind
     return "format" if kinds == ["format"] else None
 
 
-def audit_rows(reward: Reward, kinds: list[str], data: list[dict[str, Any]] | None,
-               max_rows: int) -> dict[str, list[dict[str, Any]]]:
+def audit_rows(
+    reward: Reward, kinds: list[str], data: list[dict[str, Any]] | None, max_rows: int
+) -> dict[str, list[dict[str, Any]]]:
     """The rows to audit, by kind: from ``data`` (each row's kind from its ``task`` or its columns), or the
     built-in ones."""
     if data is None:
@@ -132,13 +153,21 @@ def audit_rows(reward: Reward, kinds: list[str], data: list[dict[str, Any]] | No
         if kind is not None and len(by_kind[kind]) < max_rows:
             by_kind[kind].append(row)
     if not any(by_kind.values()):
-        raise ConfigError(f"--data has no row for the reward's kinds ({', '.join(kinds)}): a row needs 'answer' "
-                          f"(math), 'options' and 'answer' (mcq), 'tests' (code), or a 'task' column")
+        raise ConfigError(
+            f"--data has no row for the reward's kinds ({', '.join(kinds)}): a row needs 'answer' "
+            f"(math), 'options' and 'answer' (mcq), 'tests' (code), or a 'task' column"
+        )
     return {k: rows for k, rows in by_kind.items() if rows}
 
 
-def run_audit(reward: Reward, *, kinds: list[str] | None = None, data: list[dict[str, Any]] | None = None,
-              threshold: float = 0.0, max_rows: int = 20) -> AuditResult:
+def run_audit(
+    reward: Reward,
+    *,
+    kinds: list[str] | None = None,
+    data: list[dict[str, Any]] | None = None,
+    threshold: float = 0.0,
+    max_rows: int = 20,
+) -> AuditResult:
     """Build every kind's variants for the rows, score them with ``reward``, and collect the results."""
     kinds = kinds or detect_kinds(reward)
     if not kinds:
@@ -163,15 +192,17 @@ def run_audit(reward: Reward, *, kinds: list[str] | None = None, data: list[dict
     return AuditResult(reward.name, threshold, results)
 
 
-def _score_kind(reward: Reward, kind: str, rows: list[dict[str, Any]],
-                per_row: list[list[Variant]]) -> list[VariantResult]:
+def _score_kind(
+    reward: Reward, kind: str, rows: list[dict[str, Any]], per_row: list[list[Variant]]
+) -> list[VariantResult]:
     names: list[str] = []
     for variants in per_row:
         names.extend(v.name for v in variants if v.name not in names)
     flat = [(i, v) for i, variants in enumerate(per_row) for v in variants]
     columns_of = sorted({k for row in rows for k in row if k not in ("prompt", "completion")})
     batch = Batch.from_call(
-        [rows[i].get("prompt", "") for i, _ in flat], [v.completion for _, v in flat],
+        [rows[i].get("prompt", "") for i, _ in flat],
+        [v.completion for _, v in flat],
         {k: [rows[i].get(k) for i, _ in flat] for k in columns_of},
     )
     scored = reward.score(batch)

@@ -97,7 +97,7 @@ def mcq_variants(row: dict[str, Any], wrap: Wrap) -> list[Variant]:
     count = max(len(options), LETTERS.index(letter) + 1, 2)
     letters = LETTERS[:count]
     other = letters[(letters.index(letter) + 1) % count]
-    text_of = dict(zip(letters, options))
+    text_of = dict(zip(letters, options, strict=False))
     variants = [
         Variant(CORRECT, wrap(letter)),
         Variant(WRONG, wrap(other)),
@@ -192,5 +192,7 @@ def format_hacks_in(tags: list[str], wrap: Wrap) -> list[Variant]:
 
 
 VARIANTS: dict[str, Callable[[dict[str, Any], Wrap], list[Variant]]] = {
-    "math": math_variants, "mcq": mcq_variants, "code": code_variants,
+    "math": math_variants,
+    "mcq": mcq_variants,
+    "code": code_variants,
 }

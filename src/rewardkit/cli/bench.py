@@ -29,14 +29,21 @@ HEADER = ("benchmark", "baseline (same run)", "baseline", "rewardkit", "unit", "
 def benches() -> dict[str, Callable[[Sizes], list[Row]]]:
     from rewardkit.bench.memory import memory_bench
 
-    return {"math": math_bench, "mcq": mcq_bench, "code-local": code_local_bench, "code-docker": code_docker_bench,
-            "memory": memory_bench}
+    return {
+        "math": math_bench,
+        "mcq": mcq_bench,
+        "code-local": code_local_bench,
+        "code-docker": code_docker_bench,
+        "memory": memory_bench,
+    }
 
 
 def machine() -> str:
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    return (f"{os.cpu_count()} CPUs ({platform.machine()}, {platform.processor() or 'cpu'}), Python "
-            f"{platform.python_version()}, {platform.system()} {platform.release()}; load average {load}")
+    return (
+        f"{os.cpu_count()} CPUs ({platform.machine()}, {platform.processor() or 'cpu'}), Python "
+        f"{platform.python_version()}, {platform.system()} {platform.release()}; load average {load}"
+    )
 
 
 def render(rows: list[Row]) -> str:
@@ -45,8 +52,10 @@ def render(rows: list[Row]) -> str:
     for row in rows:
         ratio = f"{row.ratio:.2f}x" if row.ratio is not None else "-"
         met = {True: "yes", False: "NO", None: "skipped"}[row.met]
-        lines.append(f"| {row.name} | {row.baseline} | {_num(row.base_rate)} | {_num(row.rk_rate)} | {row.unit} "
-                     f"| {ratio} | {row.target} | {met} |")
+        lines.append(
+            f"| {row.name} | {row.baseline} | {_num(row.base_rate)} | {_num(row.rk_rate)} | {row.unit} "
+            f"| {ratio} | {row.target} | {met} |"
+        )
     short = [row for row in rows if row.met is False]
     lines.append("")
     if short:
@@ -65,13 +74,13 @@ def _num(value: float | None) -> str:
 
 FALLS_SHORT_WHY = {
     "code local": "each run still starts a fresh sandbox, supervisor and interpreter (no pre-forked zygote "
-                  "yet, issue 10 item 1); the harness runs with no isolation",
+    "yet, issue 10 item 1); the harness runs with no isolation",
     "code docker": "each run pays a request over the exec stream, an interpreter start in the container and "
-                   "a wipe (no in-container zygote yet, issue 10 item 2)",
+    "a wipe (no in-container zygote yet, issue 10 item 2)",
     "memory": "resident memory grew beyond noise over the run (see the note: which process)",
     "mcq: adversarial": "the extractor's time grows faster than its input: see the slowest input in the note",
     "mcq": "CPU-seconds measured at load average {load} on {cpus} CPUs, where other processes' work on the "
-           "same cores inflates them",
+    "same cores inflates them",
     "math": "the pool's round trips cost more than in-process math-verify on these inputs",
 }
 
@@ -86,8 +95,13 @@ def _why(row: Row) -> str:
 
 @click.command()
 @click.option("--quick", is_flag=True, help="Small sizes, one repeat: about a minute.")
-@click.option("--only", "only", multiple=True, type=click.Choice(["math", "mcq", "code-local", "code-docker", "memory"]),
-              help="Run only these benchmarks (repeatable).")
+@click.option(
+    "--only",
+    "only",
+    multiple=True,
+    type=click.Choice(["math", "mcq", "code-local", "code-docker", "memory"]),
+    help="Run only these benchmarks (repeatable).",
+)
 @click.option("--profile", is_flag=True, help="Also print where each benchmark's time went, per stage.")
 @click.option("--json", "json_path", default=None, help="Also write the rows as JSON to this path.")
 def bench(quick: bool, only: tuple[str, ...], profile: bool, json_path: str | None) -> None:

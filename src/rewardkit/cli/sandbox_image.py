@@ -11,7 +11,10 @@ from rewardkit.sandbox.docker.image_build import DEFAULT_IMAGE, DEFAULT_MIRROR, 
 @click.command("sandbox-image")
 @click.option("--image", default=DEFAULT_IMAGE, show_default=True, help="Name:tag of the image to build.")
 @click.option(
-    "--method", type=click.Choice(["auto", "dockerfile", "rootfs"]), default="auto", show_default=True,
+    "--method",
+    type=click.Choice(["auto", "dockerfile", "rootfs"]),
+    default="auto",
+    show_default=True,
     help="auto: the Dockerfile when the engine can pull the base image, else debootstrap + docker import.",
 )
 @click.option("--rebuild", is_flag=True, help="Build even if the image exists (and refresh the cached rootfs).")
@@ -21,7 +24,11 @@ def sandbox_image(image: str, method: str, rebuild: bool, mirror: str, suite: st
     """Build the Docker sandbox image (honours DOCKER_HOST, so it can build on a remote engine)."""
     try:
         report = build_image(
-            image, method=method, rebuild=rebuild, mirror=mirror, suite=suite,
+            image,
+            method=method,
+            rebuild=rebuild,
+            mirror=mirror,
+            suite=suite,
             log=lambda msg: click.echo(msg, err=True),
         )
     except SandboxError as exc:

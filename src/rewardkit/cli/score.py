@@ -17,39 +17,94 @@ from rewardkit.scoring.summary_table import print_summary
 
 
 @click.command()
-@click.option("--reward", "-r", "reward_arg", required=True,
-              help="A reward spec (YAML/JSON file) or a registered reward name.")
-@click.option("--input", "-i", "input_path", required=True,
-              help="Samples: .jsonl, .parquet, or a directory saved with datasets' save_to_disk.")
-@click.option("--output", "-o", "output_path", default=None,
-              help="Where to write scored rows (.jsonl, .csv or .parquet), chunk by chunk.")
-@click.option("--workers", "-w", default=1, show_default=True, type=click.IntRange(min=1),
-              help="Batches scored at once (threads sharing the reward's verifier pools).")
-@click.option("--batch-size", default=64, show_default=True, type=click.IntRange(min=1),
-              help="Samples per reward call (and per chunk written).")
+@click.option(
+    "--reward", "-r", "reward_arg", required=True, help="A reward spec (YAML/JSON file) or a registered reward name."
+)
+@click.option(
+    "--input",
+    "-i",
+    "input_path",
+    required=True,
+    help="Samples: .jsonl, .parquet, or a directory saved with datasets' save_to_disk.",
+)
+@click.option(
+    "--output",
+    "-o",
+    "output_path",
+    default=None,
+    help="Where to write scored rows (.jsonl, .csv or .parquet), chunk by chunk.",
+)
+@click.option(
+    "--workers",
+    "-w",
+    default=1,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Batches scored at once (threads sharing the reward's verifier pools).",
+)
+@click.option(
+    "--batch-size",
+    default=64,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Samples per reward call (and per chunk written).",
+)
 @click.option("--completion-key", default="completion", show_default=True, help="Field holding the completion.")
 @click.option("--prompt-key", default="prompt", show_default=True, help="Field holding the prompt.")
-@click.option("--reference-key", default=None,
-              help="Field holding the reference answer, for every verifier-backed term of the reward.")
-@click.option("--param", "-p", "params", multiple=True, metavar="KEY=VALUE",
-              help="A parameter of the registered reward named by --reward (value read as JSON if it parses).")
+@click.option(
+    "--reference-key",
+    default=None,
+    help="Field holding the reference answer, for every verifier-backed term of the reward.",
+)
+@click.option(
+    "--param",
+    "-p",
+    "params",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A parameter of the registered reward named by --reward (value read as JSON if it parses).",
+)
 @click.option("--split", default=None, help="Split to read from a saved DatasetDict.")
 @click.option("--limit", default=None, type=click.IntRange(min=0), help="Score only the first N samples.")
-@click.option("--resume", is_flag=True,
-              help="Continue an interrupted --output .jsonl: keep its rows, score the rest of the input.")
-@click.option("--skip-invalid", is_flag=True,
-              help="Report and skip input lines that are not JSON objects or lack the completion field.")
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Continue an interrupted --output .jsonl: keep its rows, score the rest of the input.",
+)
+@click.option(
+    "--skip-invalid",
+    is_flag=True,
+    help="Report and skip input lines that are not JSON objects or lack the completion field.",
+)
 @click.option("--summary-json", default=None, help="Also write the summary as JSON to this path.")
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
-@click.option("--ray", "ray_local", is_flag=True,
-              help="Score on a local Ray cluster: one reward per actor; --workers N>1 sets the actors and CPUs.")
+@click.option(
+    "--ray",
+    "ray_local",
+    is_flag=True,
+    help="Score on a local Ray cluster: one reward per actor; --workers N>1 sets the actors and CPUs.",
+)
 @click.option("--ray-address", default=None, help="Score on the Ray cluster at this address (e.g. auto).")
 @click.option("--profile", is_flag=True, help="Print where the time went, per stage (extract, compare, sandbox).")
 def score(
-    reward_arg: str, input_path: str, output_path: str | None, workers: int, batch_size: int,
-    completion_key: str, prompt_key: str, reference_key: str | None, params: tuple[str, ...],
-    split: str | None, limit: int | None, resume: bool, skip_invalid: bool, summary_json: str | None,
-    no_progress: bool, ray_local: bool = False, ray_address: str | None = None, profile: bool = False,
+    reward_arg: str,
+    input_path: str,
+    output_path: str | None,
+    workers: int,
+    batch_size: int,
+    completion_key: str,
+    prompt_key: str,
+    reference_key: str | None,
+    params: tuple[str, ...],
+    split: str | None,
+    limit: int | None,
+    resume: bool,
+    skip_invalid: bool,
+    summary_json: str | None,
+    no_progress: bool,
+    ray_local: bool = False,
+    ray_address: str | None = None,
+    profile: bool = False,
 ) -> None:
     """Score every sample of INPUT with REWARD; print a summary table.
 
@@ -67,16 +122,35 @@ def score(
     if ray_local or ray_address:  # streamed through Ray Data: rewardkit/scoring/ray_data_scoring.py
         from rewardkit.scoring.ray_data_scoring import score_command
 
-        unsupported = [flag for flag, given in (("-p/--param", params), ("--reference-key", reference_key),
-                                                ("--resume", resume), ("--limit", limit is not None),
-                                                ("--skip-invalid", skip_invalid), ("--profile", profile)) if given]
+        unsupported = [
+            flag
+            for flag, given in (
+                ("-p/--param", params),
+                ("--reference-key", reference_key),
+                ("--resume", resume),
+                ("--limit", limit is not None),
+                ("--skip-invalid", skip_invalid),
+                ("--profile", profile),
+            )
+            if given
+        ]
         if unsupported:
-            raise click.ClickException(f"{', '.join(unsupported)} not supported with --ray; put reward "
-                                       "parameters in a spec and prepare the input beforehand")
+            raise click.ClickException(
+                f"{', '.join(unsupported)} not supported with --ray; put reward "
+                "parameters in a spec and prepare the input beforehand"
+            )
 
         return score_command(
-            reward_arg, input_path, output_path, address=ray_address, workers=workers, summary_json=summary_json,
-            no_progress=no_progress, batch_size=batch_size, completion_key=completion_key, prompt_key=prompt_key,
+            reward_arg,
+            input_path,
+            output_path,
+            address=ray_address,
+            workers=workers,
+            summary_json=summary_json,
+            no_progress=no_progress,
+            batch_size=batch_size,
+            completion_key=completion_key,
+            prompt_key=prompt_key,
             split=split,
         )
     console = Console(stderr=True)
@@ -115,13 +189,16 @@ def score(
             writer = open_writer(output_path, append=resume) if output_path else None
             for chunk, scored in _scored_chunks(reward, rows, workers, batch_size, completion_key, prompt_key):
                 if writer is not None:
-                    writer.write([{**row, **extra} for row, extra in zip(chunk, scored)])
+                    writer.write([{**row, **extra} for row, extra in zip(chunk, scored, strict=False)])
                 for extra in scored:
                     builder.add(extra)
                 progress.advance(task, len(scored))
     except KeyboardInterrupt:
-        where = (f"{builder.samples} scored rows are in {output_path}; rerun with --resume to continue"
-                 if output_path else f"{builder.samples} rows were scored (no --output)")
+        where = (
+            f"{builder.samples} scored rows are in {output_path}; rerun with --resume to continue"
+            if output_path
+            else f"{builder.samples} rows were scored (no --output)"
+        )
         console.print(f"[red]interrupted[/red]: {where}", soft_wrap=True)
         raise SystemExit(130) from None
     except RewardkitError as exc:
@@ -133,8 +210,11 @@ def score(
             click.echo(profiling.stop(collected).render(), err=True)
     summary = builder.result(time.perf_counter() - started, resumed=resumed, skipped=len(skipped))
     if summary.samples == 0:
-        console.print(f"[yellow]warning[/yellow]: {input_path} has no samples to score"
-                      + (f" ({len(skipped)} invalid lines skipped)" if skipped else ""), soft_wrap=True)
+        console.print(
+            f"[yellow]warning[/yellow]: {input_path} has no samples to score"
+            + (f" ({len(skipped)} invalid lines skipped)" if skipped else ""),
+            soft_wrap=True,
+        )
     if summary_json:
         path = Path(summary_json)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -153,15 +233,15 @@ def split_param(raw: str) -> tuple[str, Any]:
         return key.strip(), value
 
 
-def valid_rows(samples: Iterator[Any], completion_key: str,
-               skip: Callable[[str, str], None] | None) -> Iterator[Any]:
+def valid_rows(samples: Iterator[Any], completion_key: str, skip: Callable[[str, str], None] | None) -> Iterator[Any]:
     """The samples that are JSON objects with the completion field; any other is an error naming its file
     line, or, with ``skip``, reported through it and left out."""
     for sample in samples:
         error = sample.error
         if error is None and completion_key not in sample.row:
-            error = (f"no {completion_key!r} field (set --completion-key); its fields: "
-                     f"{', '.join(sample.row) or '(none)'}")
+            error = (
+                f"no {completion_key!r} field (set --completion-key); its fields: {', '.join(sample.row) or '(none)'}"
+            )
         if error is None:
             yield sample
         elif skip is None:
@@ -178,8 +258,9 @@ def _resume(output_path: str | None, rows: Iterator[Any], builder: Any) -> int:
     for number, scored in enumerate(existing_rows(str(output_path)), 1):
         sample = next(rows, None)
         if sample is None:
-            raise ConfigError(f"--resume: {output_path} has more rows ({number}+) than the input (with this "
-                              f"--limit / --skip-invalid)")
+            raise ConfigError(
+                f"--resume: {output_path} has more rows ({number}+) than the input (with this --limit / --skip-invalid)"
+            )
         differs = same_input(scored, sample.row)
         if differs is not None:
             raise ConfigError(
@@ -191,8 +272,9 @@ def _resume(output_path: str | None, rows: Iterator[Any], builder: Any) -> int:
     return count
 
 
-def _scored_chunks(reward: Any, samples: Iterator[Any], workers: int, batch_size: int, completion_key: str,
-                   prompt_key: str) -> Iterator[Any]:
+def _scored_chunks(
+    reward: Any, samples: Iterator[Any], workers: int, batch_size: int, completion_key: str, prompt_key: str
+) -> Iterator[Any]:
     """(rows, their reward fields), chunk by chunk."""
     from rewardkit.scoring.batch_scoring import score_chunks
 
@@ -204,5 +286,12 @@ def _scored_chunks(reward: Any, samples: Iterator[Any], workers: int, batch_size
 def _progress(console: Any, disabled: bool) -> Any:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    return Progress(TextColumn("[bold]scoring"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                    console=console, disable=disabled, transient=False)
+    return Progress(
+        TextColumn("[bold]scoring"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        disable=disabled,
+        transient=False,
+    )

@@ -47,10 +47,16 @@ def summarise_history(history: list[dict[str, Any]], tail: int = 10) -> dict[str
 
     out: dict[str, Any] = {"steps": len(train)}
     if train:
-        out.update({"reward_first": mean(train[:k], "reward/mean"), "reward_last": mean(train[-k:], "reward/mean"),
-                    "zero_variance_first": mean(train[:k], "zero_variance_frac"),
-                    "zero_variance_last": mean(train[-k:], "zero_variance_frac"),
-                    "seconds_per_step": mean(train, "time/step_s"), "window": k})
+        out.update(
+            {
+                "reward_first": mean(train[:k], "reward/mean"),
+                "reward_last": mean(train[-k:], "reward/mean"),
+                "zero_variance_first": mean(train[:k], "zero_variance_frac"),
+                "zero_variance_last": mean(train[-k:], "zero_variance_frac"),
+                "seconds_per_step": mean(train, "time/step_s"),
+                "window": k,
+            }
+        )
     if evals:
         out.update({"eval_first": evals[0], "eval_last": evals[-1]})
     return out
@@ -72,16 +78,28 @@ def require_train_extra() -> None:
 
 
 @click.command()
-@click.option("--config", "config_path", required=True, type=click.Path(exists=True, dir_okay=False),
-              help="A training YAML (see docs/training.md).")
+@click.option(
+    "--config",
+    "config_path",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="A training YAML (see docs/training.md).",
+)
 @click.option("--output-dir", help="Overrides output_dir.")
 @click.option("--steps", type=int, help="Overrides grpo.steps (the total, counting steps before a resume).")
 @click.option("--seed", type=int, help="Overrides seed.")
 @click.option("--resume", help="A checkpoint directory, or 'latest' (the newest under output_dir).")
 @click.option("--overwrite", is_flag=True, help="Replace what an earlier run wrote to output_dir.")
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
-def train(config_path: str, output_dir: str | None, steps: int | None, seed: int | None, resume: str | None,
-          overwrite: bool, no_progress: bool) -> None:
+def train(
+    config_path: str,
+    output_dir: str | None,
+    steps: int | None,
+    seed: int | None,
+    resume: str | None,
+    overwrite: bool,
+    no_progress: bool,
+) -> None:
     """Train with GRPO (or CoDistill-GRPO) as CONFIG says; metrics, checkpoints and plots go to output_dir.
 
     A non-empty output_dir is refused unless --resume (continue it) or --overwrite (replace it) is given.
@@ -101,8 +119,13 @@ def train(config_path: str, output_dir: str | None, steps: int | None, seed: int
 
     console = Console(stderr=True)
     try:
-        with console.status("loading the model" + (" and running the warm-up" if config.warmup.steps else ""),
-                            spinner="dots") if not no_progress else _nothing():
+        with (
+            console.status(
+                "loading the model" + (" and running the warm-up" if config.warmup.steps else ""), spinner="dots"
+            )
+            if not no_progress
+            else _nothing()
+        ):
             trainer = make_trainer(config, resume)
         with TrainProgress(console, config.grpo.steps, trainer.step, disabled=no_progress) as progress:
             history = trainer.train(on_step=progress.update)
@@ -124,10 +147,12 @@ def _nothing() -> Any:
 @click.option("--group-sizes", default="2,4,8", show_default=True, help="Comma-separated group sizes.")
 @click.option("--output-dir", help="Where the runs and the comparison go (default: output_dir/sweep).")
 @click.option("--steps", type=int, help="Overrides grpo.steps for every run.")
-@click.option("--same-budget", is_flag=True,
-              help="Keep completions per step fixed: prompts_per_step = budget / group_size.")
-def group_size_sweep(config_path: str, group_sizes: str, output_dir: str | None, steps: int | None,
-                     same_budget: bool) -> None:
+@click.option(
+    "--same-budget", is_flag=True, help="Keep completions per step fixed: prompts_per_step = budget / group_size."
+)
+def group_size_sweep(
+    config_path: str, group_sizes: str, output_dir: str | None, steps: int | None, same_budget: bool
+) -> None:
     """Train the same setup once per group size; write comparison.json, comparison.md and comparison.png."""
     from rewardkit.train.config import load_config
 
@@ -161,8 +186,7 @@ def run_sweep(base: Any, sizes: list[int], root: Path, same_budget: bool = False
             if budget % size:
                 raise ConfigError(f"--same-budget: group size {size} does not divide {budget} completions per step")
             prompts = budget // size
-        grpo = dataclasses.replace(base.grpo, group_size=size, prompts_per_step=prompts,
-                                   grad_accum_steps=1)
+        grpo = dataclasses.replace(base.grpo, group_size=size, prompts_per_step=prompts, grad_accum_steps=1)
         config = base.replace(grpo=grpo, output_dir=str(root / f"group_size_{size}"))
         _check_semantics(config)
         history = make_trainer(config).train()
@@ -170,11 +194,15 @@ def run_sweep(base: Any, sizes: list[int], root: Path, same_budget: bool = False
         summaries[size] = {"prompts_per_step": prompts, **summarise_history(history)}
     root.mkdir(parents=True, exist_ok=True)
     (root / "comparison.json").write_text(json.dumps(summaries, indent=2, default=str))
-    lines = ["| group size | prompts/step | reward first | reward last | zero-var first | zero-var last | s/step |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| group size | prompts/step | reward first | reward last | zero-var first | zero-var last | s/step |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for size, s in summaries.items():
-        lines.append(f"| {size} | {s['prompts_per_step']} | {s['reward_first']:.3f} | {s['reward_last']:.3f} | "
-                     f"{s['zero_variance_first']:.2f} | {s['zero_variance_last']:.2f} | {s['seconds_per_step']:.2f} |")
+        lines.append(
+            f"| {size} | {s['prompts_per_step']} | {s['reward_first']:.3f} | {s['reward_last']:.3f} | "
+            f"{s['zero_variance_first']:.2f} | {s['zero_variance_last']:.2f} | {s['seconds_per_step']:.2f} |"
+        )
     (root / "comparison.md").write_text("\n".join(lines) + "\n")
     plot_sweep(histories, root / "comparison.png")
     return summaries

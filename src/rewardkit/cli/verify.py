@@ -21,16 +21,13 @@ def _parse_value(raw: str) -> Any:
 @click.argument("completion")
 @click.option("--reference", "-r", required=True, help="The gold answer (JSON for structured references).")
 @click.option("--option", "options", multiple=True, help="An MCQ option text, in order A, B, C, ...")
-@click.option(
-    "--label", "labels", multiple=True, help="MCQ: each --option's label when not A, B, C (ARC: 1, 2, ...)."
-)
+@click.option("--label", "labels", multiple=True, help="MCQ: each --option's label when not A, B, C (ARC: 1, 2, ...).")
 @click.option(
     "--choices",
     "choices",
     default=None,
     metavar="JSON",
-    help='MCQ options as a dataset stores them: ["Paris", ...] (MMLU) '
-    'or {"text": [...], "label": [...]} (ARC).',
+    help='MCQ options as a dataset stores them: ["Paris", ...] (MMLU) or {"text": [...], "label": [...]} (ARC).',
 )
 @click.option("--param", "-p", "params", multiple=True, metavar="KEY=VALUE", help="A verifier parameter.")
 @click.option("--context", "-c", "contexts", multiple=True, metavar="KEY=VALUE", help="A context field.")

@@ -22,9 +22,8 @@ from typing import Any
 
 from rewardkit._config_file import load_mapping
 from rewardkit._errors import ConfigError
-from rewardkit.rewards.base import Reward, guarded_score
+from rewardkit.rewards.base import Reward, guarded_score, scored_row
 from rewardkit.rewards.inputs import Batch
-from rewardkit.scoring.batch_scoring import scored_row
 
 SPECS_ENV = "REWARDKIT_VERL_SPECS"
 SPEC_ENV = "REWARDKIT_VERL_SPEC"
@@ -111,7 +110,11 @@ def compute_score(
     (None) scores 0.0. Other keyword arguments verl passes are ignored.
     """
     out = compute_score_batch(
-        [data_source], [solution_str], [ground_truth], [extra_info], spec=spec,
+        [data_source],
+        [solution_str],
+        [ground_truth],
+        [extra_info],
+        spec=spec,
     )
     return out[0]
 
@@ -142,8 +145,10 @@ def compute_score_batch(
     details = _want_details()
     for reward, rows in groups.values():
         batch = _batch(
-            [solution_strs[i] for i in rows], [ground_truths[i] for i in rows],
-            [str(data_sources[i]) for i in rows], [infos[i] for i in rows],
+            [solution_strs[i] for i in rows],
+            [ground_truths[i] for i in rows],
+            [str(data_sources[i]) for i in rows],
+            [infos[i] for i in rows],
         )
         scored = guarded_score(reward, batch, reward.name)
         for j, i in enumerate(rows):
@@ -184,7 +189,11 @@ def _reward_for(data_source: str, spec: Any) -> Reward:
         if data_source in _built:
             return _built[data_source]
         for pattern, reward in _built.items():
-            if pattern not in (FALLBACK,) and not pattern.startswith("spec:") and fnmatch.fnmatchcase(data_source, pattern):
+            if (
+                pattern not in (FALLBACK,)
+                and not pattern.startswith("spec:")
+                and fnmatch.fnmatchcase(data_source, pattern)
+            ):
                 return reward
         if FALLBACK in _built:
             return _built[FALLBACK]
@@ -215,11 +224,13 @@ def _want_details() -> bool:
 
 def _build(spec: Any, where: str) -> Reward:
     from rewardkit.rewards.api import get_reward
-    from rewardkit.scoring.build import build_reward
     from rewardkit.rewards.base import as_reward
+    from rewardkit.scoring.build import build_reward
 
     try:
-        if isinstance(spec, Mapping) or (isinstance(spec, (str, Path)) and str(spec).endswith((".yaml", ".yml", ".json"))):
+        if isinstance(spec, Mapping) or (
+            isinstance(spec, (str, Path)) and str(spec).endswith((".yaml", ".yml", ".json"))
+        ):
             return build_reward(spec)
         if isinstance(spec, str):
             return as_reward(get_reward(spec), spec)

@@ -45,8 +45,7 @@ def accepted(factory: Callable[..., Any], exclude: tuple[str, ...] = ()) -> str:
     except (TypeError, ValueError):
         return "(unknown)"
     names = [
-        n for n, p in sig.parameters.items()
-        if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and n not in exclude
+        n for n, p in sig.parameters.items() if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and n not in exclude
     ]
     if not exclude and any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
         names.append("(verifier parameters)" if getattr(factory, FACTORY_MARK, False) else "**kwargs")
@@ -88,7 +87,7 @@ def check_params(
 
 def declared_types(factory: Callable[..., Any]) -> dict[str, Any]:
     """Parameter name → annotation (``_EMPTY`` where none), from the signature and any ``params_schema``."""
-    target = factory.__init__ if inspect.isclass(factory) else factory  # type: ignore[misc]
+    target = factory.__init__ if inspect.isclass(factory) else factory
     out: dict[str, Any] = {}
     try:
         sig = inspect.signature(factory)

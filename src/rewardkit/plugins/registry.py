@@ -67,8 +67,7 @@ class Registry:
             raise ConfigError(f"{at}{self.unknown_message(name)}")
         if ":" not in name:
             raise ConfigError(
-                f"{at}{self.unknown_message(name)} "
-                f"(or give an importable function as 'package.module:function')"
+                f"{at}{self.unknown_message(name)} (or give an importable function as 'package.module:function')"
             )
         module_name, _, attr = name.partition(":")
         try:
@@ -76,13 +75,9 @@ class Registry:
             for part in attr.split("."):
                 obj = getattr(obj, part)
         except ImportError as exc:
-            raise ConfigError(
-                f"{at}cannot import module {module_name!r} for reward {name!r}: {exc}"
-            ) from None
+            raise ConfigError(f"{at}cannot import module {module_name!r} for reward {name!r}: {exc}") from None
         except AttributeError:
-            raise ConfigError(
-                f"{at}module {module_name!r} has no attribute {attr!r} (reward {name!r})"
-            ) from None
+            raise ConfigError(f"{at}module {module_name!r} has no attribute {attr!r} (reward {name!r})") from None
         if not callable(obj):
             raise ConfigError(f"{at}{name!r} is a {type(obj).__name__}, not a reward function or factory")
         return obj

@@ -47,6 +47,7 @@ class Scored:
 
     def relabel(self, prefix: str) -> Scored:
         """The same result with every component label under ``prefix/``."""
+
         def re(d: dict[str, Any]) -> dict[str, Any]:
             return {f"{prefix}/{k}": v for k, v in d.items()}
 

@@ -271,8 +271,10 @@ class Where(Reward):
         self._warned = True
         had = "; ".join(f"{c!r} had {', '.join(sorted(self._seen[c]))}" for c in self.conditions)
         wanted_text = ", ".join(f"{c} in {accepted!r}" for c, accepted in self.conditions.items())
-        why = "a value differs from an accepted one only in case, spaces or type" if near_miss else (
-            f"no row of the first {self._unmatched_rows} matched"
+        why = (
+            "a value differs from an accepted one only in case, spaces or type"
+            if near_miss
+            else (f"no row of the first {self._unmatched_rows} matched")
         )
         warnings.warn(
             f"reward {self.name!r} applies where {wanted_text}, but {why} ({had}); "
@@ -289,7 +291,8 @@ class Where(Reward):
                     f"{', '.join(sorted(batch.columns)) or '(none)'}"
                 )
         rows = [
-            i for i in range(len(batch))
+            i
+            for i in range(len(batch))
             if all(batch.columns[c][i] in accepted for c, accepted in self.conditions.items())
         ]
         if rows:
@@ -301,7 +304,7 @@ class Where(Reward):
 
         def scatter(values: list[Any]) -> list[Any]:
             out: list[Any] = [None] * n
-            for i, v in zip(rows, values):
+            for i, v in zip(rows, values, strict=False):
                 out[i] = v
             return out
 

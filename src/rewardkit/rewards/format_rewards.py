@@ -120,7 +120,7 @@ class ThinkFormat(Reward):
         body = text.lstrip()
         if not body.startswith("<think>"):
             return 0.0
-        thinking, _, answer = body[len("<think>"):].partition("</think>")
+        thinking, _, answer = body[len("<think>") :].partition("</think>")
         if not answer.strip() or (not thinking.strip() and not self.allow_empty_think):
             return 0.0
         return 1.0

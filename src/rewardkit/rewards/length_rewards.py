@@ -119,7 +119,10 @@ class CosineLength(Reward):
         super().__init__("cosine_length")
         self.max_length = _number(self.name, "max_length", max_length, 1)
         self.ends = {
-            True: (_number(self.name, "correct_short", correct_short), _number(self.name, "correct_long", correct_long)),
+            True: (
+                _number(self.name, "correct_short", correct_short),
+                _number(self.name, "correct_long", correct_long),
+            ),
             False: (_number(self.name, "wrong_short", wrong_short), _number(self.name, "wrong_long", wrong_long)),
         }
         self.length = CompletionLength(self.name, unit, tokenizer)
@@ -131,7 +134,7 @@ class CosineLength(Reward):
         judged = self.judge.score(batch)
         lengths = self.length.lengths(batch)
         values: list[float | None] = []
-        for correct, n in zip(judged.values, lengths):
+        for correct, n in zip(judged.values, lengths, strict=False):
             if correct is None:
                 values.append(None)
                 continue

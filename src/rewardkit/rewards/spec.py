@@ -57,7 +57,8 @@ class SpecBuilder:
             raise ConfigError(
                 f"{path}: needs exactly one of 'reward' (a registered reward: "
                 f"{', '.join(self.registries.rewards.names())}) or 'combine' (a combinator: "
-                f"{', '.join(self.registries.combinators.names())}); got fields: {', '.join(map(str, node)) or '(none)'}"
+                f"{', '.join(self.registries.combinators.names())}); "
+                f"got fields: {', '.join(map(str, node)) or '(none)'}"
             )
         weight = node.get("weight", 1.0)
         if isinstance(weight, bool) or not isinstance(weight, (int, float)):

@@ -71,8 +71,12 @@ MEMO_SIZE = 4096
 
 
 def cached_verify(
-    name: str, params: Mapping[str, Any], verifier: Verifier,
-    completions: list[str], references: list[Any], contexts: list[dict[str, Any]],
+    name: str,
+    params: Mapping[str, Any],
+    verifier: Verifier,
+    completions: list[str],
+    references: list[Any],
+    contexts: list[dict[str, Any]],
 ) -> list[Verdict]:
     """``verifier.verify_batch`` on the samples not judged recently, in one call.
 
@@ -82,7 +86,10 @@ def cached_verify(
     remembered, so they are retried; the model's own failures (timeout, compile error, hedge) are.
     """
     prefix = _key(name, params)
-    keys = [json.dumps([prefix, c, r, x], sort_keys=True, default=repr) for c, r, x in zip(completions, references, contexts)]
+    keys = [
+        json.dumps([prefix, c, r, x], sort_keys=True, default=repr)
+        for c, r, x in zip(completions, references, contexts, strict=False)
+    ]
     found: dict[int, Verdict] = {}
     with _lock:
         for i, key in enumerate(keys):
@@ -95,7 +102,7 @@ def cached_verify(
             [completions[i] for i in todo], [references[i] for i in todo], [contexts[i] for i in todo]
         )
         with _lock:
-            for i, verdict in zip(todo, fresh):
+            for i, verdict in zip(todo, fresh, strict=False):
                 found[i] = verdict
                 if not verdict.is_infrastructure_failure and verdict.status != ERROR:
                     _memo[keys[i]] = verdict
@@ -195,10 +202,14 @@ class VerifierReward(Reward):
         if rows:
             contexts = [self._context(batch, i) for i in rows]
             verdicts = cached_verify(
-                self.verifier_name, self.verifier_params, self.verifier,
-                [batch.texts[i] for i in rows], [references[i] for i in rows], contexts,
+                self.verifier_name,
+                self.verifier_params,
+                self.verifier,
+                [batch.texts[i] for i in rows],
+                [references[i] for i in rows],
+                contexts,
             )
-            for i, verdict in zip(rows, verdicts):
+            for i, verdict in zip(rows, verdicts, strict=False):
                 values[i] = self._worth(verdict)
                 statuses[i] = verdict.status
                 extracted[i] = verdict.extracted
@@ -231,9 +242,7 @@ def math_accuracy(
     *, reference_key: str | Sequence[str] = DEFAULT_REFERENCE_KEYS, **verifier_params: Any
 ) -> VerifierReward:
     """1.0 when the completion's final answer equals the reference mathematically, else 0.0."""
-    return VerifierReward(
-        "math_accuracy", "math", verifier_params=verifier_params, reference_key=reference_key
-    )
+    return VerifierReward("math_accuracy", "math", verifier_params=verifier_params, reference_key=reference_key)
 
 
 def mcq_accuracy(
@@ -246,7 +255,10 @@ def mcq_accuracy(
     """1.0 when the chosen option (letter or option text) is the reference's; hedges earn 0.0.
     Options come from ``options_key``, else ``choices_key`` (MMLU's list, ARC's text/label dict)."""
     return VerifierReward(
-        "mcq_accuracy", "mcq", verifier_params=verifier_params, reference_key=reference_key,
+        "mcq_accuracy",
+        "mcq",
+        verifier_params=verifier_params,
+        reference_key=reference_key,
         context_keys={"options": options_key, "choices": choices_key},
     )
 
@@ -256,7 +268,9 @@ def code_pass_rate(
 ) -> VerifierReward:
     """Fraction of the row's tests the completion's program passes (partial credit)."""
     return VerifierReward(
-        "code_pass_rate", "code", verifier_params={"sandbox": sandbox, **verifier_params},
+        "code_pass_rate",
+        "code",
+        verifier_params={"sandbox": sandbox, **verifier_params},
         reference_key=reference_key,
     )
 
@@ -266,8 +280,11 @@ def code_all_pass(
 ) -> VerifierReward:
     """1.0 when the program passes every test of the row, else 0.0."""
     return VerifierReward(
-        "code_all_pass", "code", verifier_params={"sandbox": sandbox, **verifier_params},
-        reference_key=reference_key, value="correct",
+        "code_all_pass",
+        "code",
+        verifier_params={"sandbox": sandbox, **verifier_params},
+        reference_key=reference_key,
+        value="correct",
     )
 
 
@@ -286,6 +303,10 @@ def verifier_accuracy(
     ``value: correct`` pays 1.0/0.0 instead of the verdict's partial credit.
     """
     return VerifierReward(
-        "verifier_accuracy", verifier, verifier_params=verifier_params, reference_key=reference_key,
-        context_keys=context_keys, value=value,
+        "verifier_accuracy",
+        verifier,
+        verifier_params=verifier_params,
+        reference_key=reference_key,
+        context_keys=context_keys,
+        value=value,
     )

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rewardkit._errors import ConfigError
-from rewardkit.rewards.base import Reward, Scored, scored_row
+from rewardkit.rewards.base import Reward, scored_row
 from rewardkit.rewards.inputs import Batch
 from rewardkit.verifiers.verdict import HEDGED, TIMEOUT
 
@@ -104,13 +104,19 @@ class SummaryBuilder:
 
     def result(self, seconds: float, *, resumed: int = 0, skipped: int = 0) -> ScoreSummary:
         return ScoreSummary(
-            samples=self.samples, seconds=seconds,
+            samples=self.samples,
+            seconds=seconds,
             reward_mean=self.reward_sum / self.reward_count if self.reward_count else None,
             not_applicable=self.not_applicable,
-            component_means={k: (s / self.component_counts[k] if self.component_counts[k] else None)
-                             for k, s in self.component_sums.items()},
-            component_counts=dict(self.component_counts), statuses=self.statuses,
-            term_statuses=self.term_statuses, resumed=resumed, skipped=skipped,
+            component_means={
+                k: (s / self.component_counts[k] if self.component_counts[k] else None)
+                for k, s in self.component_sums.items()
+            },
+            component_counts=dict(self.component_counts),
+            statuses=self.statuses,
+            term_statuses=self.term_statuses,
+            resumed=resumed,
+            skipped=skipped,
         )
 
 

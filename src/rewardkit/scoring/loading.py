@@ -14,9 +14,7 @@ def is_spec_path(reward: str) -> bool:
     return Path(reward).suffix.lower() in (".yaml", ".yml", ".json") or Path(reward).is_file()
 
 
-def load_reward(
-    reward: str, params: dict[str, Any] | None = None, reference_key: str | None = None
-) -> Reward:
+def load_reward(reward: str, params: dict[str, Any] | None = None, reference_key: str | None = None) -> Reward:
     """A spec file path, or the name of a registered reward built with ``params``; ``reference_key``
     makes every verifier-backed term read its reference from that column."""
     from rewardkit.rewards.api import get_reward

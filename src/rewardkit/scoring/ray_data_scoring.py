@@ -47,16 +47,28 @@ class ScoreBatch:
         try:
             rows = [_parse(line) for line in batch.column("text").to_pylist()] if self.json_lines else batch.to_pylist()
             scored, summary = score_rows(
-                self.reward, rows, batch_size=max(1, len(rows)), completion_key=self.completion_key,
+                self.reward,
+                rows,
+                batch_size=max(1, len(rows)),
+                completion_key=self.completion_key,
                 prompt_key=self.prompt_key,
             )
         except RewardkitError as exc:  # bad input, not a fault: reported to the driver as data (Ray Data
             # wraps exceptions raised here in its own, losing the type)
-            return {"line": [""], "scored": [""], "node_id": [self.node_id], "actor_id": [self.actor_id],
-                    "seconds": [0.0], "error": [str(exc)]}
+            return {
+                "line": [""],
+                "scored": [""],
+                "node_id": [self.node_id],
+                "actor_id": [self.actor_id],
+                "seconds": [0.0],
+                "error": [str(exc)],
+            }
         return {
             "error": [None] * len(rows),
-            "line": [json.dumps({**row, **extra}, ensure_ascii=False, default=str) for row, extra in zip(rows, scored)],
+            "line": [
+                json.dumps({**row, **extra}, ensure_ascii=False, default=str)
+                for row, extra in zip(rows, scored, strict=False)
+            ],
             "scored": [json.dumps(extra, default=str) for extra in scored],
             "node_id": [self.node_id] * len(rows),
             "actor_id": [self.actor_id] * len(rows),
@@ -94,10 +106,19 @@ def spec_of(reward_arg: str) -> dict[str, Any]:
 
 
 def score_stream(
-    reward_arg: str, input_path: str, output_path: str | None, *, address: str | None = None,
-    actors: int | None = None, num_cpus: int | None = None, batch_size: int = 64,
-    completion_key: str = "completion", prompt_key: str = "prompt", split: str | None = None,
-    on_start: Callable[[int | None], None] | None = None, on_rows: Callable[[int], None] | None = None,
+    reward_arg: str,
+    input_path: str,
+    output_path: str | None,
+    *,
+    address: str | None = None,
+    actors: int | None = None,
+    num_cpus: int | None = None,
+    batch_size: int = 64,
+    completion_key: str = "completion",
+    prompt_key: str = "prompt",
+    split: str | None = None,
+    on_start: Callable[[int | None], None] | None = None,
+    on_rows: Callable[[int], None] | None = None,
 ) -> tuple[str, ScoreSummary, dict[str, Any]]:
     """Score ``input_path`` on Ray Data; returns the reward's name, the summary and the executor report
     (rows, busy seconds and rows per second per node and per actor)."""
@@ -124,10 +145,17 @@ def score_stream(
         # ``actors`` given: a fixed pool of that many; else one that grows from 1 to the cluster's CPUs.
         pool = actors or max(1, int(ray.cluster_resources().get("CPU", 1)))
         scored = dataset.map_batches(
-            ScoreBatch, batch_size=batch_size, batch_format="pyarrow", num_cpus=1,
+            ScoreBatch,
+            batch_size=batch_size,
+            batch_format="pyarrow",
+            num_cpus=1,
             compute=ray.data.ActorPoolStrategy(min_size=actors or 1, max_size=pool),
-            fn_constructor_kwargs={"spec": spec, "completion_key": completion_key, "prompt_key": prompt_key,
-                                   "json_lines": json_lines},
+            fn_constructor_kwargs={
+                "spec": spec,
+                "completion_key": completion_key,
+                "prompt_key": prompt_key,
+                "json_lines": json_lines,
+            },
         )
         running, where = SummaryBuilder(), Throughput()
         start = time.perf_counter()
@@ -174,7 +202,7 @@ class Throughput:
         self.actors: dict[str, dict[str, Any]] = {}
 
     def add(self, nodes: list[str], actors: list[str], seconds: list[float]) -> None:
-        for node, actor, spent in zip(nodes, actors, seconds):
+        for node, actor, spent in zip(nodes, actors, seconds, strict=False):
             self.nodes.setdefault(node, {"rows": 0})["rows"] += 1
             entry = self.actors.setdefault(actor, {"rows": 0, "seconds": 0.0, "node_id": node})
             entry["rows"] += 1
@@ -186,13 +214,25 @@ class Throughput:
         for node in self.nodes.values():
             node["rows_per_second"] = node["rows"] / seconds if seconds > 0 else 0.0
         rows = sum(n["rows"] for n in self.nodes.values())
-        return {"rows": rows, "seconds": seconds, "rows_per_second": rows / seconds if seconds > 0 else 0.0,
-                "nodes": self.nodes, "actors": self.actors}
+        return {
+            "rows": rows,
+            "seconds": seconds,
+            "rows_per_second": rows / seconds if seconds > 0 else 0.0,
+            "nodes": self.nodes,
+            "actors": self.actors,
+        }
 
 
 def score_command(
-    reward_arg: str, input_path: str, output_path: str | None, *, address: str | None, workers: int,
-    summary_json: str | None, no_progress: bool, **options: Any,
+    reward_arg: str,
+    input_path: str,
+    output_path: str | None,
+    *,
+    address: str | None,
+    workers: int,
+    summary_json: str | None,
+    no_progress: bool,
+    **options: Any,
 ) -> None:
     """The ``rewardkit score --ray`` / ``--ray-address`` run: progress bar, summary table, per-node lines."""
     import click
@@ -202,17 +242,28 @@ def score_command(
     from rewardkit.scoring.summary_table import print_summary
 
     progress = Progress(
-        TextColumn("[bold]scoring"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-        console=Console(stderr=True), disable=no_progress, transient=False,
+        TextColumn("[bold]scoring"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        disable=no_progress,
+        transient=False,
     )
     many = workers if workers > 1 else None
     try:
         with progress:
             task = progress.add_task("score", total=None)
             name, summary, report = score_stream(
-                reward_arg, input_path, output_path, address=address, actors=many, num_cpus=many,
+                reward_arg,
+                input_path,
+                output_path,
+                address=address,
+                actors=many,
+                num_cpus=many,
                 on_start=lambda total: progress.update(task, total=total),
-                on_rows=lambda n: progress.advance(task, n), **options,
+                on_rows=lambda n: progress.advance(task, n),
+                **options,
             )
     except RewardkitError as exc:
         raise click.ClickException(str(exc)) from exc
@@ -222,4 +273,6 @@ def score_command(
     print_summary(console, name, summary, output_path)
     for node, values in report["nodes"].items():
         actors = sum(a["node_id"] == node for a in report["actors"].values())
-        console.print(f"node {node[:12]}: {values['rows']} rows, {actors} actor(s), {values['rows_per_second']:.1f} rows/s")
+        console.print(
+            f"node {node[:12]}: {values['rows']} rows, {actors} actor(s), {values['rows_per_second']:.1f} rows/s"
+        )

@@ -57,7 +57,9 @@ def build_with_executor(spec: Mapping[str, Any], executor: str | None, options: 
         raise ConfigError(f"spec.executor.type: unknown executor {kind!r}; expected one of: {', '.join(EXECUTORS)}")
     if kind == "local":
         if settings:
-            raise ConfigError(f"spec.executor: option(s) {', '.join(settings)} apply to executor 'ray' only (set executor='ray')")
+            raise ConfigError(
+                f"spec.executor: option(s) {', '.join(settings)} apply to executor 'ray' only (set executor='ray')"
+            )
         return build_reward(data)
     return RayReward(data, **settings)
 
@@ -137,8 +139,11 @@ class RayReward(Reward):
             state = _portable(batch.trainer_state)
             run = fleet.run([_chunk(batch, start, end, state) for start, end in bounds])
         self.last_run = run
-        scored, errors = merge(self.name, [(o.scored, end - start) for o, (start, end) in zip(run.chunks, bounds)],
-                               [o.error for o in run.chunks])
+        scored, errors = merge(
+            self.name,
+            [(o.scored, end - start) for o, (start, end) in zip(run.chunks, bounds, strict=False)],
+            [o.error for o in run.chunks],
+        )
         self.last_errors = errors
         self.last_report = report(run, [end - start for start, end in bounds])
         self._log_executor(batch, errors)
@@ -180,13 +185,15 @@ def _chunk(batch: Batch, start: int, end: int, state: Any) -> dict[str, Any]:
     }
 
 
-def merge(name: str, parts: list[tuple[Scored | None, int]], failures: list[str | None]) -> tuple[Scored, list[str | None]]:
+def merge(
+    name: str, parts: list[tuple[Scored | None, int]], failures: list[str | None]
+) -> tuple[Scored, list[str | None]]:
     """The chunks' results as one Scored over the whole batch; a failed chunk's rows get no value (None)
     and status ``error``. Also each row's error reason (None where its chunk was scored)."""
     out = Scored(values=[])
     errors: list[str | None] = []
     offset = 0
-    for (scored, n), failure in zip(parts, failures):
+    for (scored, n), failure in zip(parts, failures, strict=False):
         out.values.extend(scored.values if scored is not None else [None] * n)
         errors.extend([failure if scored is None else None] * n)
         pairs: list[tuple[dict[str, list[Any]], dict[str, list[Any]]]] = [
@@ -215,7 +222,7 @@ def report(run: Any, sizes: list[int]) -> dict[str, Any]:
     (rows / the call's wall time), with the retries, failed rows and replaced actors."""
     actors: dict[str, dict[str, float]] = {}
     nodes: dict[str, dict[str, float]] = {}
-    for outcome, size in zip(run.chunks, sizes):
+    for outcome, size in zip(run.chunks, sizes, strict=False):
         if outcome.scored is None:
             continue
         actor = actors.setdefault(outcome.actor_id or "?", {"rows": 0, "seconds": 0.0, "node_id": outcome.node_id})
@@ -232,7 +239,7 @@ def report(run: Any, sizes: list[int]) -> dict[str, Any]:
         "seconds": run.seconds,
         "rows_per_second": rows / run.seconds if run.seconds > 0 else 0.0,
         "retries": run.retries,
-        "failed_rows": sum(size for o, size in zip(run.chunks, sizes) if o.scored is None),
+        "failed_rows": sum(size for o, size in zip(run.chunks, sizes, strict=False) if o.scored is None),
         "replaced_actors": run.replaced,
         "actors": actors,
         "nodes": nodes,

@@ -171,8 +171,10 @@ class ActorFleet:
             chunk = pending[0]
             retry = stats.chunks[chunk].attempts > 0
             free = [
-                i for i, s in enumerate(self.slots)
-                if s.where is not None and not s.exclusive
+                i
+                for i, s in enumerate(self.slots)
+                if s.where is not None
+                and not s.exclusive
                 and (s.busy == 0 if retry else s.busy < self.options.in_flight_per_actor)
             ]
             if not free:

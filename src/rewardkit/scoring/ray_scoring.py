@@ -2,7 +2,7 @@
 
 Each actor of a fault-tolerant fleet (:mod:`rewardkit.scoring.ray_fleet`) builds the reward from the spec
 once and scores every batch it is handed, so its verifiers' worker pools stay warm; the driver turns each
-batch's result into the row fields of ``rewardkit score`` (:func:`~rewardkit.scoring.batch_scoring.scored_row`).
+batch's result into the row fields of ``rewardkit score`` (:func:`~rewardkit.rewards.base.scored_row`).
 For inputs larger than memory, ``rewardkit score --ray`` streams through Ray Data instead
 (:mod:`rewardkit.scoring.ray_data_scoring`).
 """
@@ -22,8 +22,8 @@ RAY_MISSING = "scoring on Ray needs ray, which is not installed: pip install 're
 def resolve_spec(spec: Mapping[str, Any] | str | Path) -> dict[str, Any]:
     """The spec as a plain dict, read here so a cluster's nodes need not see the file; checked by building it
     once (verifier pools start lazily, so this is cheap) so a bad spec fails before any Ray work starts."""
-    from rewardkit.scoring.build import build_reward
     from rewardkit.rewards.spec import load_spec
+    from rewardkit.scoring.build import build_reward
 
     data = dict(load_spec(spec))
     build_reward(data).close()
@@ -38,8 +38,9 @@ def start_ray(ray: Any, address: str | None, num_cpus: int | None) -> bool:
     if address is not None:
         ray.init(address=address, log_to_driver=False)
     else:  # "local": a new cluster even where RAY_ADDRESS or `ray start` points at another one
-        ray.init(address="local", num_cpus=num_cpus or os.cpu_count() or 1, include_dashboard=False,
-                 log_to_driver=False)
+        ray.init(
+            address="local", num_cpus=num_cpus or os.cpu_count() or 1, include_dashboard=False, log_to_driver=False
+        )
     return True
 
 
@@ -97,7 +98,8 @@ def score_on_ray(
     data = resolve_spec(spec)
     if not rows:
         return []
-    from rewardkit.scoring.batch_scoring import _batch_of, scored_row
+    from rewardkit.rewards.base import scored_row
+    from rewardkit.scoring.batch_scoring import _batch_of
     from rewardkit.scoring.ray_executor import _chunk, merge
 
     started_here = start_ray(ray, address, num_cpus)
@@ -109,7 +111,8 @@ def score_on_ray(
         pieces = split_shards(rows, shards or 4 * n_actors)
         batches = [  # a row without the completion field is a ConfigError here, before any Ray work
             _batch_of(piece[i : i + batch_size], completion_key, prompt_key)
-            for piece in pieces for i in range(0, len(piece), batch_size)
+            for piece in pieces
+            for i in range(0, len(piece), batch_size)
         ]
         fleet = ActorFleet(data, FleetOptions(actors=n_actors, max_retries=max_retries))
         try:
@@ -117,7 +120,7 @@ def score_on_ray(
         finally:
             fleet.close()
         out: list[dict[str, Any]] = []
-        for batch, outcome in zip(batches, run.chunks):
+        for batch, outcome in zip(batches, run.chunks, strict=False):
             scored, _ = merge("reward", [(outcome.scored, len(batch))], [outcome.error])
             out.extend(scored_row(scored, i) for i in range(len(batch)))
         if on_shard is not None:

@@ -75,7 +75,7 @@ def count_samples(path: str | Path, split: str | None = None) -> int | None:
         if path.is_dir():
             return len(open_saved_dataset(path, split))
         if path.suffix.lower() == ".parquet":
-            return open_parquet(path).metadata.num_rows
+            return int(open_parquet(path).metadata.num_rows)
         with path.open("rb") as handle:
             return sum(1 for line in handle if line.strip())
     except (ConfigError, OSError):
@@ -91,9 +91,7 @@ def open_parquet(path: Path) -> Any:
     try:
         import pyarrow.parquet as pq
     except ImportError:
-        raise ConfigError(
-            f"reading {str(path)!r} needs pyarrow, which is not installed: pip install pyarrow"
-        ) from None
+        raise ConfigError(f"reading {str(path)!r} needs pyarrow, which is not installed: pip install pyarrow") from None
     import pyarrow as pa
 
     try:

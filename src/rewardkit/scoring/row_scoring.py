@@ -31,8 +31,12 @@ def score_rows(
     owned = isinstance(reward, (Mapping, str, Path))
     try:
         scored, _ = score_batches(
-            built, [dict(r) for r in rows], batch_size=batch_size, workers=workers,
-            completion_key=completion_key, prompt_key=prompt_key,
+            built,
+            [dict(r) for r in rows],
+            batch_size=batch_size,
+            workers=workers,
+            completion_key=completion_key,
+            prompt_key=prompt_key,
         )
     finally:
         if owned:

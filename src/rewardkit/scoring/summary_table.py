@@ -32,9 +32,7 @@ def print_summary(console: Console, name: str, summary: ScoreSummary, output_pat
         for label in terms:
             statuses.add_column(label, justify="right")
         for status, count in summary.statuses.most_common():
-            statuses.add_row(
-                str(status), str(count), *(str(summary.term_statuses[t].get(status, 0)) for t in terms)
-            )
+            statuses.add_row(str(status), str(count), *(str(summary.term_statuses[t].get(status, 0)) for t in terms))
         console.print(statuses)
     extra = "".join(
         f"   {n} {what}"

@@ -118,8 +118,13 @@ class ParquetWriter:
         rows = [_jsonable_nested(r) for r in rows]
         if self.writer is None:
             inferred = pa.Table.from_pylist(rows).schema
-            fixed = {"reward": pa.float64(), "status": pa.string(), "extracted": pa.string(),
-                     "components": pa.string(), "verdicts": pa.string()}
+            fixed = {
+                "reward": pa.float64(),
+                "status": pa.string(),
+                "extracted": pa.string(),
+                "components": pa.string(),
+                "verdicts": pa.string(),
+            }
             schema = pa.schema([pa.field(f.name, fixed.get(f.name, f.type)) for f in inferred])
             self.writer = self.pq.ParquetWriter(self.path, schema)
         try:

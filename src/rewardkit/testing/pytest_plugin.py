@@ -253,9 +253,7 @@ def _reward_callable(reward: Any, owned: list[Any]) -> Any:
     from rewardkit.rewards.api import get_reward
     from rewardkit.scoring.build import build_reward
 
-    if isinstance(reward, (Mapping, Path)) or (
-        isinstance(reward, str) and reward.endswith((".yaml", ".yml", ".json"))
-    ):
+    if isinstance(reward, (Mapping, Path)) or (isinstance(reward, str) and reward.endswith((".yaml", ".yml", ".json"))):
         built = build_reward(reward)
         owned.append(built)
         return built
@@ -269,8 +267,12 @@ def _reward_callable(reward: Any, owned: list[Any]) -> Any:
 
 
 def _call(
-    func: Any, result: RewardCall, prompts: list[Any], completions: list[Any],
-    columns: Mapping[str, Sequence[Any]], variant: str,
+    func: Any,
+    result: RewardCall,
+    prompts: list[Any],
+    completions: list[Any],
+    columns: Mapping[str, Sequence[Any]],
+    variant: str,
 ) -> list[float | None]:
     n = len(completions)
 
@@ -279,7 +281,7 @@ def _call(
             pytest.fail(f"log_metric needs (str, number), got ({name!r}, {value!r}){variant}", pytrace=False)
         result.metrics.setdefault(name, []).append(float(value))
 
-    def log_extra(column: str, values: list) -> None:
+    def log_extra(column: str, values: list[Any]) -> None:
         if len(values) != n:
             pytest.fail(
                 f"log_extra column {column!r} got {len(values)} values for {n} completions{variant}; "
@@ -290,8 +292,12 @@ def _call(
 
     state = SimpleNamespace(global_step=0, max_steps=1, epoch=0.0)
     out = func(
-        prompts=prompts, completions=completions, **{k: list(v) for k, v in columns.items()},
-        trainer_state=state, log_extra=log_extra, log_metric=log_metric,
+        prompts=prompts,
+        completions=completions,
+        **{k: list(v) for k, v in columns.items()},
+        trainer_state=state,
+        log_extra=log_extra,
+        log_metric=log_metric,
     )
     if asyncio.iscoroutine(out):
         out = asyncio.run(out)
@@ -312,12 +318,12 @@ def _same_values(a: Sequence[float | None], b: Sequence[float | None], tolerance
             return math.isnan(x) and math.isnan(y)
         return abs(x - y) <= tolerance
 
-    return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=False))
 
 
 def _table(completions: Sequence[Any], left: Sequence[Any], right: Sequence[Any], lname: str, rname: str) -> str:
     lines = []
-    for i, (c, x, y) in enumerate(zip(completions, left, right)):
+    for i, (c, x, y) in enumerate(zip(completions, left, right, strict=False)):
         mark = "  " if _same_values([x], [y], 1e-9) else "!="
         lines.append(f"  {mark} #{i} {lname}={x!r} {rname}={y!r}  completion={_preview(c)}")
     return "\n".join(lines)

@@ -30,8 +30,9 @@ def group_advantages(rewards: torch.Tensor, group_size: int, scale_rewards: str 
     """
     scale = normalise_scale(scale_rewards)
     if rewards.dim() != 1 or rewards.numel() % group_size:
-        raise ValueError(f"rewards must be flat with a multiple of group_size={group_size} entries, "
-                         f"got shape {tuple(rewards.shape)}")
+        raise ValueError(
+            f"rewards must be flat with a multiple of group_size={group_size} entries, got shape {tuple(rewards.shape)}"
+        )
     grouped = rewards.view(-1, group_size)
     centred = (grouped - grouped.mean(dim=1, keepdim=True)).reshape(-1)
     if scale == "none":

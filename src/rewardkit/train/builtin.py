@@ -12,8 +12,14 @@ from rewardkit.plugins import hookimpl
 from rewardkit.plugins.hookspecs import Register
 
 
-def kd_logprob(teacher: Any, tokenizer: Any = None, mode: str = "logprob", student: Any = None,
-               device: str = "cpu", dtype: str = "float32") -> Any:
+def kd_logprob(
+    teacher: Any,
+    tokenizer: Any = None,
+    mode: str = "logprob",
+    student: Any = None,
+    device: str = "cpu",
+    dtype: str = "float32",
+) -> Any:
     """The teacher's mean per-token log-probability of each completion (``mode="neg_reverse_kl"``: minus
     the sampled reverse KL to the student). ``teacher``/``student``: a model object, or a path / hub name."""
     from rewardkit.train.codistill import TeacherLogprobReward
@@ -27,9 +33,7 @@ def kd_logprob(teacher: Any, tokenizer: Any = None, mode: str = "logprob", stude
         student, _ = load_pretrained(student, device, dtype)
         student.eval()
     if tokenizer is None:
-        raise ConfigError(
-            "kd_logprob: pass tokenizer= when teacher is a model object (the student's tokenizer)"
-        )
+        raise ConfigError("kd_logprob: pass tokenizer= when teacher is a model object (the student's tokenizer)")
     if isinstance(tokenizer, (str, Path)):
         from transformers import AutoTokenizer
 

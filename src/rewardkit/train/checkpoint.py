@@ -41,16 +41,25 @@ def set_rng_state(state: dict[str, Any]) -> None:
         torch.cuda.set_rng_state_all(state["cuda"])
 
 
-def save(directory: Path, *, step: int, models: dict[str, Any], optimizers: dict[str, Any],
-         extra: dict[str, Any] | None = None) -> Path:
+def save(
+    directory: Path,
+    *,
+    step: int,
+    models: dict[str, Any],
+    optimizers: dict[str, Any],
+    extra: dict[str, Any] | None = None,
+) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
-    torch.save({
-        "step": step,
-        "models": {k: trainable_state(m) for k, m in models.items()},
-        "optimizers": {k: o.state_dict() for k, o in optimizers.items()},
-        "rng": rng_state(),
-        "extra": extra or {},
-    }, directory / STATE_FILE)
+    torch.save(
+        {
+            "step": step,
+            "models": {k: trainable_state(m) for k, m in models.items()},
+            "optimizers": {k: o.state_dict() for k, o in optimizers.items()},
+            "rng": rng_state(),
+            "extra": extra or {},
+        },
+        directory / STATE_FILE,
+    )
     return directory
 
 

@@ -139,7 +139,7 @@ def load_config(source: str | Path | dict[str, Any]) -> TrainConfig:
         data = source
     else:
         data = dict(load_mapping(source, "training config", "a mapping of config fields"))
-    config = _build(TrainConfig, data, "config")
+    config: TrainConfig = _build(TrainConfig, data, "config")
     _check_semantics(config)
     return config
 
@@ -259,27 +259,36 @@ def _check_semantics(config: TrainConfig) -> None:
     for name in ("steps", "prompts_per_step", "max_completion_length", "grad_accum_steps", "num_iterations"):
         _positive(f"config.grpo.{name}", getattr(g, name))
     if g.group_size < 2:
-        raise ConfigError(f"config.grpo.group_size: expected at least 2 (advantages compare within a group), "
-                          f"got {g.group_size}")
+        raise ConfigError(
+            f"config.grpo.group_size: expected at least 2 (advantages compare within a group), got {g.group_size}"
+        )
     batch = g.prompts_per_step * g.group_size
     if batch % g.grad_accum_steps:
-        raise ConfigError(f"config.grpo.grad_accum_steps: {g.grad_accum_steps} does not divide the "
-                          f"{batch} completions per step (prompts_per_step x group_size)")
+        raise ConfigError(
+            f"config.grpo.grad_accum_steps: {g.grad_accum_steps} does not divide the "
+            f"{batch} completions per step (prompts_per_step x group_size)"
+        )
     _positive("config.grpo.temperature", g.temperature)
     _positive("config.grpo.learning_rate", g.learning_rate)
     _positive("config.grpo.beta", g.beta, strict=False)
     _positive("config.grpo.epsilon", g.epsilon, strict=False)
-    for where, lora in (("config.lora", config.lora),
-                        ("config.codistill.teacher_lora", config.codistill.teacher_lora if config.codistill else None)):
+    for where, lora in (
+        ("config.lora", config.lora),
+        ("config.codistill.teacher_lora", config.codistill.teacher_lora if config.codistill else None),
+    ):
         if lora is None or not lora.enabled:
             continue
         _positive(f"{where}.r", lora.r)
         if isinstance(lora.layers, str) and lora.layers not in ("all", "top_half", "bottom_half"):
-            raise ConfigError(f"{where}.layers: expected 'all', 'top_half', 'bottom_half' or a list of layer "
-                              f"indices, got {lora.layers!r}")
+            raise ConfigError(
+                f"{where}.layers: expected 'all', 'top_half', 'bottom_half' or a list of layer "
+                f"indices, got {lora.layers!r}"
+            )
         if isinstance(lora.target_modules, str) and lora.target_modules not in ("attention", "mlp", "all"):
-            raise ConfigError(f"{where}.target_modules: expected 'attention', 'mlp', 'all' or a list of module "
-                              f"names (q_proj, ...), got {lora.target_modules!r}")
+            raise ConfigError(
+                f"{where}.target_modules: expected 'attention', 'mlp', 'all' or a list of module "
+                f"names (q_proj, ...), got {lora.target_modules!r}"
+            )
     from rewardkit.train.reporters import normalise
 
     normalise(config.logging.report_to)

@@ -48,8 +48,10 @@ def load_examples(data: Any, seed: int) -> tuple[list[dict[str, Any]], list[dict
     else:
         rows = _read_jsonl(Path(data.path), data.prompt_field)
     if data.chat:
-        rows = [{**r, "prompt": [{"role": "user", "content": r["prompt"]}]} if isinstance(r["prompt"], str) else r
-                for r in rows]
+        rows = [
+            {**r, "prompt": [{"role": "user", "content": r["prompt"]}]} if isinstance(r["prompt"], str) else r
+            for r in rows
+        ]
     if data.eval_size >= len(rows):
         raise ConfigError(f"data.eval_size: {data.eval_size} leaves no training prompts out of {len(rows)}")
     order = list(range(len(rows)))

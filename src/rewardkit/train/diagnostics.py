@@ -24,8 +24,9 @@ def reward_statistics(total: torch.Tensor, components: dict[str, torch.Tensor], 
         valid = values[~torch.isnan(values)]
         stats[f"reward/{label}/mean"] = valid.mean().item() if valid.numel() else math.nan
         stats[f"reward/{label}/std"] = valid.std().item() if valid.numel() > 1 else 0.0
-        stats[f"reward/{label}/zero_variance_frac"] = zero_variance_groups(
-            torch.nan_to_num(values, nan=0.0), group_size).float().mean().item()
+        stats[f"reward/{label}/zero_variance_frac"] = (
+            zero_variance_groups(torch.nan_to_num(values, nan=0.0), group_size).float().mean().item()
+        )
     return stats
 
 
@@ -54,8 +55,9 @@ class ModuleNormTracker:
 
     def record_grads(self) -> None:
         for key, params in self.groups.items():
-            self._grads[key].append(math.sqrt(sum(float(p.grad.detach().float().pow(2).sum())
-                                                  for p in params if p.grad is not None)))
+            self._grads[key].append(
+                math.sqrt(sum(float(p.grad.detach().float().pow(2).sum()) for p in params if p.grad is not None))
+            )
 
     def before_step(self) -> None:
         self.start_step()
@@ -65,8 +67,12 @@ class ModuleNormTracker:
         out: dict[str, dict[str, float]] = {}
         deltas = lora_delta_norms(self.model)
         for key, params in self.groups.items():
-            update = math.sqrt(sum(float((p.detach() - old).float().pow(2).sum())
-                                   for p, old in zip(params, self._before[key])))
+            update = math.sqrt(
+                sum(
+                    float((p.detach() - old).float().pow(2).sum())
+                    for p, old in zip(params, self._before[key], strict=False)
+                )
+            )
             grads = self._grads.get(key) or [0.0]
             row = {"grad_norm": sum(grads) / len(grads), "update_norm": update}
             if key in deltas:

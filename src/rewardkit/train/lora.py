@@ -29,8 +29,9 @@ def resolve_layers(layers: str | list[int], num_layers: int) -> list[int]:
     if isinstance(layers, list):
         bad = [i for i in layers if not 0 <= i < num_layers]
         if bad:
-            raise ConfigError(f"lora.layers: indices {bad} out of range; the model has {num_layers} layers "
-                              f"(0..{num_layers - 1})")
+            raise ConfigError(
+                f"lora.layers: indices {bad} out of range; the model has {num_layers} layers (0..{num_layers - 1})"
+            )
         return sorted(set(layers))
     raise ConfigError(f"lora.layers: expected 'all', 'top_half', 'bottom_half' or a list of indices, got {layers!r}")
 
@@ -41,16 +42,19 @@ def select_target_modules(model: Any, target_modules: str | list[str], layers: s
 
     suffixes = PRESETS.get(target_modules) if isinstance(target_modules, str) else tuple(target_modules)
     if suffixes is None:
-        raise ConfigError(f"lora.target_modules: expected one of {sorted(PRESETS)} or a list of module names, "
-                          f"got {target_modules!r}")
+        raise ConfigError(
+            f"lora.target_modules: expected one of {sorted(PRESETS)} or a list of module names, got {target_modules!r}"
+        )
     linears = [name for name, mod in model.named_modules() if isinstance(mod, torch.nn.Linear)]
     layer_ids = {i for i in map(layer_index, linears) if i is not None}
     wanted = set(resolve_layers(layers, max(layer_ids) + 1 if layer_ids else 0))
     chosen = [n for n in linears if n.split(".")[-1] in suffixes and layer_index(n) in wanted]
     if not chosen:
         kinds = sorted({n.split(".")[-1] for n in linears})
-        raise ConfigError(f"lora.target_modules: {list(suffixes)} in layers {sorted(wanted)} matched no linear "
-                          f"layer; this model's linear layers are named: {', '.join(kinds)}")
+        raise ConfigError(
+            f"lora.target_modules: {list(suffixes)} in layers {sorted(wanted)} matched no linear "
+            f"layer; this model's linear layers are named: {', '.join(kinds)}"
+        )
     return chosen
 
 
@@ -63,8 +67,14 @@ def apply_lora(model: Any, settings: Any) -> Any:
     from peft import LoraConfig, get_peft_model
 
     targets = select_target_modules(model, settings.target_modules, settings.layers)
-    config = LoraConfig(r=settings.r, lora_alpha=settings.alpha, lora_dropout=settings.dropout,
-                        target_modules=targets, bias="none", task_type="CAUSAL_LM")
+    config = LoraConfig(
+        r=settings.r,
+        lora_alpha=settings.alpha,
+        lora_dropout=settings.dropout,
+        target_modules=targets,
+        bias="none",
+        task_type="CAUSAL_LM",
+    )
     return get_peft_model(model, config)
 
 

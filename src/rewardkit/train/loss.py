@@ -30,8 +30,9 @@ def masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return (values * mask).sum() / mask.sum().clamp(min=1)
 
 
-def aggregate(per_token: torch.Tensor, mask: torch.Tensor, loss_type: LossType,
-              max_completion_length: int) -> torch.Tensor:
+def aggregate(
+    per_token: torch.Tensor, mask: torch.Tensor, loss_type: LossType, max_completion_length: int
+) -> torch.Tensor:
     """Reduce a (batch, tokens) loss to a scalar the way TRL's loss types do.
 
     grpo: mean over each sequence's tokens, then over sequences (short sequences weigh more per token);

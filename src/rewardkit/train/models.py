@@ -30,8 +30,10 @@ def load_model(model_config: Any, workdir: Path, seed: int, name: str = "policy"
         try:
             path = build_tiny_model(target, seed=seed, **model_config.tiny)
         except TypeError as exc:
-            raise ConfigError(f"model.tiny: {exc}; accepted: hidden_size, num_layers, num_heads, "
-                              f"intermediate_size, max_positions, seed") from None
+            raise ConfigError(
+                f"model.tiny: {exc}; accepted: hidden_size, num_layers, num_heads, "
+                f"intermediate_size, max_positions, seed"
+            ) from None
     else:
         path = model_config.path
     model, tokenizer = load_pretrained(path, model_config.device, model_config.dtype)
@@ -48,7 +50,7 @@ def load_pretrained(path: str | Path, device: str, dtype: str) -> tuple[Any, Any
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     model = AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, dtype))
-    return model.to(resolve_device(device)), tokenizer  # type: ignore[arg-type]
+    return model.to(resolve_device(device)), tokenizer
 
 
 def supervised_warmup(model: Any, tokenizer: Any, rows: list[dict[str, Any]], warmup: Any, seed: int) -> list[float]:
@@ -66,8 +68,13 @@ def supervised_warmup(model: Any, tokenizer: Any, rows: list[dict[str, Any]], wa
     for _ in range(warmup.steps):
         batch = [rows[rng.randrange(len(rows))] for _ in range(warmup.batch_size)]
         prompt_ids, prompt_mask = encode_prompts(tokenizer, [r["prompt"] for r in batch], device)
-        targets = tokenizer([str(r[warmup.target_field]) + tokenizer.eos_token for r in batch], padding=True,
-                            padding_side="right", add_special_tokens=False, return_tensors="pt")
+        targets = tokenizer(
+            [str(r[warmup.target_field]) + tokenizer.eos_token for r in batch],
+            padding=True,
+            padding_side="right",
+            add_special_tokens=False,
+            return_tensors="pt",
+        )
         target_ids = targets["input_ids"].to(device)
         target_mask = targets["attention_mask"].to(device)
         input_ids = torch.cat([prompt_ids, target_ids], dim=1)

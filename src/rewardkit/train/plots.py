@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ def read_log(path: Path) -> list[dict[str, Any]]:
     return list(read_jsonl(path))
 
 
-def _pyplot():
+def _pyplot() -> Any:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -46,8 +47,13 @@ def reward_panel(ax: Any, metrics: list[dict[str, Any]], evals: list[dict[str, A
     ax.plot(steps, smooth(total, window), color="tab:blue", lw=2, label="train reward (sampled)")
     if len(labels) > 1:
         for i, label in enumerate(labels):
-            ax.plot(steps, smooth([m.get(f"reward/{label}/mean", math.nan) for m in metrics], window),
-                    color=["tab:cyan", "tab:gray", "black", "tab:olive"][i % 4], label=f"train {label}", alpha=0.8)
+            ax.plot(
+                steps,
+                smooth([m.get(f"reward/{label}/mean", math.nan) for m in metrics], window),
+                color=["tab:cyan", "tab:gray", "black", "tab:olive"][i % 4],
+                label=f"train {label}",
+                alpha=0.8,
+            )
     eval_keys = sorted({k for e in evals for k in e if k.startswith(("eval/", "eval_train/"))})
     if len(labels) <= 1:
         eval_keys = [k for k in eval_keys if k.endswith("/reward")]
@@ -56,8 +62,13 @@ def reward_panel(ax: Any, metrics: list[dict[str, Any]], evals: list[dict[str, A
         where = "held-out prompts" if key.startswith("eval/") else "training prompts"
         points = [(e["step"], e[key]) for e in evals if key in e]
         name = key.split("/", 1)[1]
-        ax.plot([p[0] for p in points], [p[1] for p in points], "o--", color=colours[i % len(colours)],
-                label=f"greedy {name}, {where}")
+        ax.plot(
+            [p[0] for p in points],
+            [p[1] for p in points],
+            "o--",
+            color=colours[i % len(colours)],
+            label=f"greedy {name}, {where}",
+        )
     ax.set_xlabel("step")
     ax.set_ylabel("reward")
     ax.set_title(f"reward (line: moving average over {window} steps)")
@@ -80,8 +91,13 @@ def heatmap_panel(ax: Any, norms: list[dict[str, Any]], field: str = "update_nor
         return
     modules = sorted(norms[0]["modules"], key=_module_order)
     grid = [[row["modules"].get(m, {}).get(field, 0.0) for row in norms] for m in modules]
-    image = ax.imshow(grid, aspect="auto", interpolation="nearest", cmap="viridis",
-                      extent=(norms[0]["step"] - 0.5, norms[-1]["step"] + 0.5, len(modules) - 0.5, -0.5))
+    image = ax.imshow(
+        grid,
+        aspect="auto",
+        interpolation="nearest",
+        cmap="viridis",
+        extent=(norms[0]["step"] - 0.5, norms[-1]["step"] + 0.5, len(modules) - 0.5, -0.5),
+    )
     ax.set_yticks(range(len(modules)))
     ax.set_yticklabels([_short(m) for m in modules], fontsize=6)
     ax.set_xlabel("step")
@@ -115,9 +131,12 @@ def plot_run(run_dir: str | Path) -> list[Path]:
     out_dir = run_dir / "plots"
     out_dir.mkdir(exist_ok=True)
     written = []
-    for name, draw in (("reward.png", lambda ax: reward_panel(ax, metrics, evals)),
-                       ("zero_variance.png", lambda ax: zero_variance_panel(ax, metrics)),
-                       ("module_updates.png", lambda ax: heatmap_panel(ax, norms))):
+    draw: Callable[[Any], None]
+    for name, draw in (
+        ("reward.png", lambda ax: reward_panel(ax, metrics, evals)),
+        ("zero_variance.png", lambda ax: zero_variance_panel(ax, metrics)),
+        ("module_updates.png", lambda ax: heatmap_panel(ax, norms)),
+    ):
         fig, ax = plt.subplots(figsize=(7, 4))
         draw(ax)
         fig.tight_layout()

@@ -27,21 +27,34 @@ class TrainProgress:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
         self.progress = Progress(
-            TextColumn("[bold]train"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("reward {task.fields[reward]}  acc {task.fields[acc]}  eval {task.fields[eval]}  "
-                       "{task.fields[sps]} s/step"),
-            TextColumn("ETA"), TimeRemainingColumn(), console=console, disable=disabled,
+            TextColumn("[bold]train"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn(
+                "reward {task.fields[reward]}  acc {task.fields[acc]}  eval {task.fields[eval]}  "
+                "{task.fields[sps]} s/step"
+            ),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=console,
+            disable=disabled,
         )
-        self.task = self.progress.add_task("train", total=total, completed=start, reward="-", acc="-",
-                                           eval="-", sps="-")
+        self.task = self.progress.add_task(
+            "train", total=total, completed=start, reward="-", acc="-", eval="-", sps="-"
+        )
 
     def update(self, row: dict[str, Any]) -> None:
         if "reward/mean" not in row:  # an evaluation
             value = row.get("eval/reward", row.get("eval_train/reward"))
             self.progress.update(self.task, eval=_fmt(value))
             return
-        self.progress.update(self.task, advance=1, reward=_fmt(row["reward/mean"]), acc=_fmt(accuracy_of(row)),
-                             sps=f"{row.get('time/step_s', 0.0):.2f}")
+        self.progress.update(
+            self.task,
+            advance=1,
+            reward=_fmt(row["reward/mean"]),
+            acc=_fmt(accuracy_of(row)),
+            sps=f"{row.get('time/step_s', 0.0):.2f}",
+        )
 
     def __enter__(self) -> Self:
         self.progress.start()

@@ -16,8 +16,10 @@ def normalise(report_to: str | list[str]) -> list[str]:
     names = [n for n in names if n != "none"]
     unknown = [n for n in names if n not in KNOWN]
     if unknown:
-        raise ConfigError(f"config.logging.report_to: unknown tracker(s) {', '.join(map(repr, unknown))}; "
-                          f"expected {', '.join(KNOWN)} or none")
+        raise ConfigError(
+            f"config.logging.report_to: unknown tracker(s) {', '.join(map(repr, unknown))}; "
+            f"expected {', '.join(KNOWN)} or none"
+        )
     return names
 
 
@@ -34,8 +36,11 @@ class Reporters:
                 self.wandb = _wandb_run(output_dir, run_config)
 
     def log(self, metrics: dict[str, Any], step: int) -> None:
-        numbers = {k: float(v) for k, v in metrics.items()
-                   if k != "step" and isinstance(v, (int, float)) and not isinstance(v, bool)}
+        numbers = {
+            k: float(v)
+            for k, v in metrics.items()
+            if k != "step" and isinstance(v, (int, float)) and not isinstance(v, bool)
+        }
         for writer in self.writers:
             for key, value in numbers.items():
                 writer.add_scalar(key, value, step)

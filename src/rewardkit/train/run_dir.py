@@ -12,8 +12,18 @@ from rewardkit._errors import ConfigError
 from rewardkit._jsonl import read_jsonl
 
 LOGS = ("metrics.jsonl", "eval.jsonl", "samples.jsonl", "module_norms.jsonl")
-RUN_OUTPUTS = (*LOGS, "summary.json", "plots", "final", "final-teacher", "tensorboard", "wandb",
-               "checkpoint-*", "warmed-up-model-*", "warmup-*.json")
+RUN_OUTPUTS = (
+    *LOGS,
+    "summary.json",
+    "plots",
+    "final",
+    "final-teacher",
+    "tensorboard",
+    "wandb",
+    "checkpoint-*",
+    "warmed-up-model-*",
+    "warmup-*.json",
+)
 
 
 def prepare_output_dir(output_dir: str | Path, *, resume: bool, overwrite: bool) -> None:

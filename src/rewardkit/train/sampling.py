@@ -16,7 +16,9 @@ def prompt_text(tokenizer: Any, prompt: str | list[dict[str, str]]) -> str:
     return text
 
 
-def encode_prompts(tokenizer: Any, prompts: list[Any], device: torch.device | str = "cpu") -> tuple[torch.Tensor, torch.Tensor]:
+def encode_prompts(
+    tokenizer: Any, prompts: list[Any], device: torch.device | str = "cpu"
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Left-padded prompt ids and attention mask (a chat template already carries its special tokens)."""
     texts = [prompt_text(tokenizer, p) for p in prompts]
     special = all(isinstance(p, str) for p in prompts)
@@ -28,8 +30,9 @@ def completion_mask(completion_ids: torch.Tensor, eos_token_id: int | list[int] 
     """1 for every token up to and including the first end-of-sequence token, 0 after it."""
     if eos_token_id is None:
         return torch.ones_like(completion_ids)
-    eos_ids = torch.tensor(eos_token_id if isinstance(eos_token_id, list) else [eos_token_id],
-                           device=completion_ids.device)
+    eos_ids = torch.tensor(
+        eos_token_id if isinstance(eos_token_id, list) else [eos_token_id], device=completion_ids.device
+    )
     is_eos = torch.isin(completion_ids, eos_ids)
     after_eos = (is_eos.cumsum(dim=1) - is_eos.long()) > 0
     return (~after_eos).long()
@@ -53,9 +56,17 @@ class Rollouts:
         return self.completion_mask.sum(dim=1)
 
     def select(self, index: slice) -> Rollouts:
-        return Rollouts(self.prompts[index], self.rows[index], self.prompt_ids[index], self.prompt_mask[index],
-                        self.completion_ids[index], self.completion_mask[index], self.completions[index],
-                        self.texts[index], None if self.behaviour_logp is None else self.behaviour_logp[index])
+        return Rollouts(
+            self.prompts[index],
+            self.rows[index],
+            self.prompt_ids[index],
+            self.prompt_mask[index],
+            self.completion_ids[index],
+            self.completion_mask[index],
+            self.completions[index],
+            self.texts[index],
+            None if self.behaviour_logp is None else self.behaviour_logp[index],
+        )
 
 
 def eos_ids(tokenizer: Any, model: Any) -> int | list[int] | None:
@@ -85,17 +96,24 @@ def generate(
     prompt_ids, prompt_mask = encode_prompts(tokenizer, prompts, device)
     eos = eos_ids(tokenizer, model)
     gen_config = GenerationConfig(
-        max_new_tokens=max_new_tokens, do_sample=not greedy, temperature=None if greedy else temperature,
-        top_p=None if greedy else top_p, top_k=None, pad_token_id=tokenizer.pad_token_id, eos_token_id=eos,
+        max_new_tokens=max_new_tokens,
+        do_sample=not greedy,
+        temperature=None if greedy else temperature,
+        top_p=None if greedy else top_p,
+        top_k=None,
+        pad_token_id=tokenizer.pad_token_id,
+        eos_token_id=eos,
     )
     was_training = model.training
     model.eval()
     out = model.generate(input_ids=prompt_ids, attention_mask=prompt_mask, generation_config=gen_config)
     model.train(was_training)
-    completion_ids = out[:, prompt_ids.size(1):]
+    completion_ids = out[:, prompt_ids.size(1) :]
     mask = completion_mask(completion_ids, eos)
     completion_ids = completion_ids.masked_fill(mask == 0, tokenizer.pad_token_id)
-    texts = [tokenizer.decode(ids[m.bool()], skip_special_tokens=True) for ids, m in zip(completion_ids, mask)]
+    texts = [
+        tokenizer.decode(ids[m.bool()], skip_special_tokens=True) for ids, m in zip(completion_ids, mask, strict=False)
+    ]
     chat = not isinstance(prompts[0], str)
     completions = [[{"role": "assistant", "content": t}] for t in texts] if chat else list(texts)
     return Rollouts(prompts, expanded_rows, prompt_ids, prompt_mask, completion_ids, mask, completions, texts)

@@ -45,9 +45,9 @@ def resolve_rewards(entries: list[Any]) -> list[WeightedReward]:
     terms = []
     for i, entry in enumerate(entries):
         if entry.name is not None:
-            fn = get_reward(entry.name, **entry.params)
+            reward = get_reward(entry.name, **entry.params)
             # A plain function comes back wrapped; call it directly so only the columns it names reach it.
-            fn = fn.func if isinstance(fn, FunctionReward) else fn
+            fn: Callable[..., Any] = reward.func if isinstance(reward, FunctionReward) else reward
             default_label = entry.name
         else:
             module_name, _, attr = entry.function.partition(":")
@@ -77,8 +77,13 @@ class RewardTensors:
     metrics: dict[str, float] = field(default_factory=dict)  # what rewards reported through log_metric
 
 
-def score_completions(terms: list[WeightedReward], prompts: list[Any], completions: list[Any],
-                      rows: list[dict[str, Any]], extra: dict[str, Any] | None = None) -> RewardTensors:
+def score_completions(
+    terms: list[WeightedReward],
+    prompts: list[Any],
+    completions: list[Any],
+    rows: list[dict[str, Any]],
+    extra: dict[str, Any] | None = None,
+) -> RewardTensors:
     """Call every reward as TRL does: ``fn(prompts=, completions=, **dataset columns, **extra)``."""
     columns = {k: [row.get(k) for row in rows] for k in rows[0] if k != "prompt"}
     reported: dict[str, list[float]] = defaultdict(list)
@@ -90,8 +95,7 @@ def score_completions(terms: list[WeightedReward], prompts: list[Any], completio
     components: dict[str, torch.Tensor] = {}
     total = torch.zeros(len(completions), dtype=torch.float64)
     for term in terms:
-        kwargs = {"prompts": prompts, "completions": completions, **columns, **(extra or {}),
-                  "log_metric": log_metric}
+        kwargs = {"prompts": prompts, "completions": completions, **columns, **(extra or {}), "log_metric": log_metric}
         if term.accepts is not None:
             kwargs = {k: v for k, v in kwargs.items() if k in term.accepts}
         values = term.fn(**kwargs)

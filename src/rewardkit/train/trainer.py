@@ -26,7 +26,7 @@ from rewardkit.train.models import load_model, supervised_warmup
 from rewardkit.train.reporters import Reporters, normalise
 from rewardkit.train.run_dir import cut_logs_to
 from rewardkit.train.sampling import Rollouts, eos_ids, generate, token_logprobs
-from rewardkit.train.scoring import WeightedReward, resolve_rewards, score_completions
+from rewardkit.train.scoring import RewardTensors, WeightedReward, resolve_rewards, score_completions
 
 WARMED_UP_DIR = "warmed-up-model"
 
@@ -49,8 +49,13 @@ class MiniGRPOTrainer:
     ``module_norms.jsonl``, checkpoints and plots under ``config.output_dir``.
     """
 
-    def __init__(self, config: TrainConfig | str | Path | dict[str, Any], *, rewards: list[Any] | None = None,
-                 resume_from: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        config: TrainConfig | str | Path | dict[str, Any],
+        *,
+        rewards: list[Any] | None = None,
+        resume_from: str | Path | None = None,
+    ) -> None:
         self.config = config if isinstance(config, TrainConfig) else load_config(config)
         cfg = self.config
         self.output_dir = Path(cfg.output_dir)
@@ -66,16 +71,20 @@ class MiniGRPOTrainer:
             self.reward_terms = resolve_rewards(cfg.rewards)
         self.resuming = resume_from is not None
         # a resumed run reuses the warmed-up model saved next to its checkpoint
-        self._resume_root = (self.output_dir if resume_from is None or str(resume_from) == "latest"
-                             else Path(resume_from).parent)
+        self._resume_root = (
+            self.output_dir if resume_from is None or str(resume_from) == "latest" else Path(resume_from).parent
+        )
         base, self.tokenizer = self._load_warmed_up(cfg.model, "policy", self.resuming)
         self.model = apply_lora(base, cfg.lora)
         self.model.train()
         self.reference = None
         if cfg.grpo.beta > 0 and not cfg.lora.enabled:
             self.reference = copy.deepcopy(base).eval().requires_grad_(False)
-        self.optimizer = torch.optim.AdamW([p for p in self.model.parameters() if p.requires_grad],
-                                           lr=cfg.grpo.learning_rate, weight_decay=cfg.grpo.weight_decay)
+        self.optimizer = torch.optim.AdamW(
+            [p for p in self.model.parameters() if p.requires_grad],
+            lr=cfg.grpo.learning_rate,
+            weight_decay=cfg.grpo.weight_decay,
+        )
         self.tracker = ModuleNormTracker(self.model) if cfg.logging.module_norms else None
         self.step = 0
         self.history: list[dict[str, Any]] = []
@@ -90,16 +99,16 @@ class MiniGRPOTrainer:
         saved = self.output_dir / f"{WARMED_UP_DIR}-{name}"
         previous = self._resume_root / saved.name
         if cfg.warmup.steps and resuming and previous.is_dir():
-            model_config = type(model_config)(path=str(previous), dtype=model_config.dtype,
-                                              device=model_config.device)
+            model_config = type(model_config)(path=str(previous), dtype=model_config.dtype, device=model_config.device)
             return load_model(model_config, self.output_dir, cfg.seed, name)
         model, tokenizer = load_model(model_config, self.output_dir, cfg.seed, name)
         if cfg.warmup.steps:
             losses = supervised_warmup(model, tokenizer, self.train_rows, cfg.warmup, cfg.seed)
             model.save_pretrained(saved)
             tokenizer.save_pretrained(saved)
-            self._write_json(f"warmup-{name}.json", {"loss_first": losses[0], "loss_last": losses[-1],
-                                                     "steps": len(losses)})
+            self._write_json(
+                f"warmup-{name}.json", {"loss_first": losses[0], "loss_last": losses[-1], "steps": len(losses)}
+            )
         return model, tokenizer
 
     def _setup_extra(self) -> None:
@@ -116,8 +125,15 @@ class MiniGRPOTrainer:
         cfg, g = self.config, self.config.grpo
         started = time.perf_counter()
         rows = batch_rows(self.train_rows, cfg.seed, self.step, g.prompts_per_step)
-        rollouts = generate(self.model, self.tokenizer, rows, group_size=g.group_size,
-                            max_new_tokens=g.max_completion_length, temperature=g.temperature, top_p=g.top_p)
+        rollouts = generate(
+            self.model,
+            self.tokenizer,
+            rows,
+            group_size=g.group_size,
+            max_new_tokens=g.max_completion_length,
+            temperature=g.temperature,
+            top_p=g.top_p,
+        )
         scores = self.score(rollouts)
         advantages = group_advantages(scores.total, g.group_size, g.scale_rewards)
         old_logp = ref_logp = None
@@ -127,8 +143,15 @@ class MiniGRPOTrainer:
             ref_logp = self._reference_logprobs(rollouts)
         n = len(rollouts.texts)
         micro = n // g.grad_accum_steps
-        sums: dict[str, float] = {"loss": 0.0, "clip_fraction": 0.0, "clip_low": 0.0, "clip_high": 0.0,
-                                  "kl": 0.0, "entropy": 0.0, "ratio_mean": 0.0}
+        sums: dict[str, float] = {
+            "loss": 0.0,
+            "clip_fraction": 0.0,
+            "clip_low": 0.0,
+            "clip_high": 0.0,
+            "kl": 0.0,
+            "entropy": 0.0,
+            "ratio_mean": 0.0,
+        }
         module_norms: dict[str, dict[str, float]] = {}
         grad_norm = 0.0
         if self.tracker is not None:
@@ -138,25 +161,45 @@ class MiniGRPOTrainer:
             for start in range(0, n, micro):
                 part = slice(start, start + micro)
                 batch = rollouts.select(part)
-                logp, entropy = token_logprobs(self.model, batch.prompt_ids, batch.prompt_mask, batch.completion_ids,
-                                               batch.completion_mask, temperature=g.temperature, with_entropy=True)
+                logp, entropy = token_logprobs(
+                    self.model,
+                    batch.prompt_ids,
+                    batch.prompt_mask,
+                    batch.completion_ids,
+                    batch.completion_mask,
+                    temperature=g.temperature,
+                    with_entropy=True,
+                )
                 out = clipped_policy_loss(
-                    logp, logp.detach() if old_logp is None else old_logp[part], advantages[part],
-                    batch.completion_mask, epsilon_low=g.epsilon, epsilon_high=g.epsilon_high, beta=g.beta,
-                    ref_logp=None if ref_logp is None else ref_logp[part], loss_type=g.loss_type,
-                    max_completion_length=g.max_completion_length)
+                    logp,
+                    logp.detach() if old_logp is None else old_logp[part],
+                    advantages[part],
+                    batch.completion_mask,
+                    epsilon_low=g.epsilon,
+                    epsilon_high=g.epsilon_high,
+                    beta=g.beta,
+                    ref_logp=None if ref_logp is None else ref_logp[part],
+                    loss_type=g.loss_type,
+                    max_completion_length=g.max_completion_length,
+                )
                 (out.loss / g.grad_accum_steps).backward()
                 assert entropy is not None
                 share = 1.0 / (g.grad_accum_steps * g.num_iterations)
-                for key, value in (("loss", out.loss.item()), ("clip_fraction", out.clip_fraction),
-                                   ("clip_low", out.clip_low_fraction), ("clip_high", out.clip_high_fraction),
-                                   ("kl", out.kl), ("ratio_mean", out.ratio_mean),
-                                   ("entropy", masked_mean(entropy, batch.completion_mask).item())):
+                for key, value in (
+                    ("loss", out.loss.item()),
+                    ("clip_fraction", out.clip_fraction),
+                    ("clip_low", out.clip_low_fraction),
+                    ("clip_high", out.clip_high_fraction),
+                    ("kl", out.kl),
+                    ("ratio_mean", out.ratio_mean),
+                    ("entropy", masked_mean(entropy, batch.completion_mask).item()),
+                ):
                     sums[key] += share * value
             if self.tracker is not None:
                 self.tracker.record_grads()
-            grad_norm = float(torch.nn.utils.clip_grad_norm_(
-                [p for p in self.model.parameters() if p.requires_grad], g.max_grad_norm))
+            grad_norm = float(
+                torch.nn.utils.clip_grad_norm_([p for p in self.model.parameters() if p.requires_grad], g.max_grad_norm)
+            )
             self.optimizer.step()
         if self.tracker is not None:
             module_norms = self.tracker.after_step()
@@ -165,26 +208,48 @@ class MiniGRPOTrainer:
         last = rollouts.completion_ids.gather(1, (rollouts.lengths() - 1).clamp(min=0).unsqueeze(1)).squeeze(1)
         eos = eos_ids(self.tokenizer, self.model)
         eos_hit = torch.isin(last, torch.tensor(eos if isinstance(eos, list) else [eos], device=last.device))
-        metrics: dict[str, Any] = {"step": self.step, **reward_statistics(scores.total, scores.components, g.group_size)}
+        metrics: dict[str, Any] = {
+            "step": self.step,
+            **reward_statistics(scores.total, scores.components, g.group_size),
+        }
         metrics.update({f"reward_metrics/{k}": v for k, v in scores.metrics.items()})
         metrics.update(sums)
-        metrics.update({"grad_norm": grad_norm, "completion_length/mean": lengths.mean().item(),
-                        "completion_length/min": lengths.min().item(), "completion_length/max": lengths.max().item(),
-                        "terminated_frac": eos_hit.float().mean().item()})
+        metrics.update(
+            {
+                "grad_norm": grad_norm,
+                "completion_length/mean": lengths.mean().item(),
+                "completion_length/min": lengths.min().item(),
+                "completion_length/max": lengths.max().item(),
+                "terminated_frac": eos_hit.float().mean().item(),
+            }
+        )
         self._after_policy_update(rollouts, scores, metrics)
         metrics["time/step_s"] = time.perf_counter() - started
         self._record(metrics, module_norms, rollouts)
         return metrics
 
-    def score(self, rollouts: Rollouts, **extra: Any):
-        ids = [ids[m.bool()].tolist() for ids, m in zip(rollouts.completion_ids, rollouts.completion_mask)]
-        return score_completions(self.reward_terms, rollouts.prompts, rollouts.completions, rollouts.rows,
-                                 {"completion_ids": ids, "trainer_state": {"step": self.step}, **extra})
+    def score(self, rollouts: Rollouts, **extra: Any) -> RewardTensors:
+        ids = [
+            ids[m.bool()].tolist() for ids, m in zip(rollouts.completion_ids, rollouts.completion_mask, strict=False)
+        ]
+        return score_completions(
+            self.reward_terms,
+            rollouts.prompts,
+            rollouts.completions,
+            rollouts.rows,
+            {"completion_ids": ids, "trainer_state": {"step": self.step}, **extra},
+        )
 
     def _logprobs_no_grad(self, model: Any, rollouts: Rollouts) -> torch.Tensor:
         with torch.no_grad():
-            logp, _ = token_logprobs(model, rollouts.prompt_ids, rollouts.prompt_mask, rollouts.completion_ids,
-                                     rollouts.completion_mask, temperature=self.config.grpo.temperature)
+            logp, _ = token_logprobs(
+                model,
+                rollouts.prompt_ids,
+                rollouts.prompt_mask,
+                rollouts.completion_ids,
+                rollouts.completion_mask,
+                temperature=self.config.grpo.temperature,
+            )
         return logp
 
     def _reference_logprobs(self, rollouts: Rollouts) -> torch.Tensor:
@@ -194,8 +259,9 @@ class MiniGRPOTrainer:
             return self._logprobs_no_grad(self.model, rollouts)
 
     # -- loop, evaluation, records ------------------------------------------------------------------
-    def train(self, steps: int | None = None,
-              on_step: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    def train(
+        self, steps: int | None = None, on_step: Callable[[dict[str, Any]], None] | None = None
+    ) -> list[dict[str, Any]]:
         """Run until ``steps`` (default ``grpo.steps``) training steps are done in total; ``on_step`` gets
         each step's metrics (and each evaluation's row). A resumed run already at ``steps`` raises."""
         cfg = self.config
@@ -225,8 +291,14 @@ class MiniGRPOTrainer:
     def evaluate(self, rows: list[dict[str, Any]] | None = None) -> dict[str, float]:
         """Greedy completions for ``rows`` (default: the held-out prompts), scored by every reward."""
         rows = self.eval_rows if rows is None else rows
-        rollouts = generate(self.model, self.tokenizer, rows, group_size=1,
-                            max_new_tokens=self.config.grpo.max_completion_length, greedy=True)
+        rollouts = generate(
+            self.model,
+            self.tokenizer,
+            rows,
+            group_size=1,
+            max_new_tokens=self.config.grpo.max_completion_length,
+            greedy=True,
+        )
         scores = self.score(rollouts)
         out = {"eval/reward": scores.total.mean().item()}
         for label, values in scores.components.items():
@@ -256,8 +328,16 @@ class MiniGRPOTrainer:
             with open(self.output_dir / "metrics.jsonl", "a") as fh:
                 fh.write(json.dumps(metrics) + "\n")
             with open(self.output_dir / "samples.jsonl", "a") as fh:
-                fh.write(json.dumps({"step": self.step, "prompt": str(rollouts.prompts[0]),
-                                     "completions": rollouts.texts[: self.config.grpo.group_size]}) + "\n")
+                fh.write(
+                    json.dumps(
+                        {
+                            "step": self.step,
+                            "prompt": str(rollouts.prompts[0]),
+                            "completions": rollouts.texts[: self.config.grpo.group_size],
+                        }
+                    )
+                    + "\n"
+                )
         if module_norms:
             with open(self.output_dir / "module_norms.jsonl", "a") as fh:
                 fh.write(json.dumps({"step": self.step, "modules": module_norms}) + "\n")
@@ -283,19 +363,25 @@ class MiniGRPOTrainer:
     # -- checkpoints -------------------------------------------------------------------------------
     def save_checkpoint(self, directory: str | Path | None = None) -> Path:
         models, optimizers = self._extra_models()
-        return checkpoint.save(Path(directory) if directory else self.output_dir / f"checkpoint-{self.step}",
-                               step=self.step, models={"policy": self.model, **models},
-                               optimizers={"policy": self.optimizer, **optimizers})
+        return checkpoint.save(
+            Path(directory) if directory else self.output_dir / f"checkpoint-{self.step}",
+            step=self.step,
+            models={"policy": self.model, **models},
+            optimizers={"policy": self.optimizer, **optimizers},
+        )
 
     def resume(self, directory: str | Path) -> None:
         """Continue from a checkpoint directory, or from the latest under ``output_dir`` when given "latest"."""
         path = checkpoint.latest(self.output_dir) if str(directory) == "latest" else Path(directory)
         if path is None:
-            raise ConfigError(f"resume latest: no checkpoint-* directory under {str(self.output_dir)!r} to resume "
-                              f"from; start without --resume")
+            raise ConfigError(
+                f"resume latest: no checkpoint-* directory under {str(self.output_dir)!r} to resume "
+                f"from; start without --resume"
+            )
         models, optimizers = self._extra_models()
-        record = checkpoint.load(path, models={"policy": self.model, **models},
-                                 optimizers={"policy": self.optimizer, **optimizers})
+        record = checkpoint.load(
+            path, models={"policy": self.model, **models}, optimizers={"policy": self.optimizer, **optimizers}
+        )
         self.step = int(record["step"])
         self.history = cut_logs_to(self.output_dir, self.step)
 

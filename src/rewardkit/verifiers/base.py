@@ -44,10 +44,14 @@ class Verifier(abc.ABC):
     ) -> list[Verdict]:
         contexts = check_batch(completions, references, contexts)
         if len(completions) <= 1 or self.batch_threads <= 1:
-            return [self.verify(c, r, **(x or {})) for c, r, x in zip(completions, references, contexts)]
+            return [self.verify(c, r, **(x or {})) for c, r, x in zip(completions, references, contexts, strict=False)]
         with ThreadPoolExecutor(max_workers=min(self.batch_threads, len(completions))) as pool:
-            return list(pool.map(lambda args: self.verify(args[0], args[1], **(args[2] or {})),
-                                 zip(completions, references, contexts)))
+            return list(
+                pool.map(
+                    lambda args: self.verify(args[0], args[1], **(args[2] or {})),
+                    zip(completions, references, contexts, strict=False),
+                )
+            )
 
     def close(self) -> None:  # noqa: B027 - optional: a verifier holding nothing needs no close
         """Release workers, processes and containers. Safe to call twice."""
@@ -114,4 +118,4 @@ def answer_region(text: str) -> str:
     """The part of a completion that can hold the answer: after the last ``</think>`` when the block is
     closed, the whole text when it is not (the model ran out of tokens mid-thought)."""
     cut = text.rfind(THINK_CLOSE)
-    return text[cut + len(THINK_CLOSE):] if cut >= 0 else text
+    return text[cut + len(THINK_CLOSE) :] if cut >= 0 else text

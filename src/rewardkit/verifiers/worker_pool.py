@@ -215,7 +215,9 @@ class WorkerPool:
             self.retries += 1
         again, died_again = self._run_once(payload, timeout)
         if died_again:
-            return TaskResult(TASK_ERROR, error=f"{again.error} (after one retry on a fresh worker; first: {result.error})")
+            return TaskResult(
+                TASK_ERROR, error=f"{again.error} (after one retry on a fresh worker; first: {result.error})"
+            )
         return again
 
     def _run_once(self, payload: Any, timeout: float) -> tuple[TaskResult, bool]:

@@ -33,13 +33,20 @@ SANDBOX_UID = 1000
 # python3 (not python3-minimal): model-written programs import json, fractions, statistics, ...
 PACKAGES = ("python3",)
 TRIM_PATHS = (
-    "var/cache/apt", "var/lib/apt/lists", "usr/share/doc", "usr/share/man", "usr/share/info",
-    "usr/share/locale", "usr/share/lintian", "usr/share/common-licenses", "var/log",
+    "var/cache/apt",
+    "var/lib/apt/lists",
+    "usr/share/doc",
+    "usr/share/man",
+    "usr/share/info",
+    "usr/share/locale",
+    "usr/share/lintian",
+    "usr/share/common-licenses",
+    "var/log",
 )
 
 DOCKERFILE = f"""\
 FROM {BASE_IMAGE}
-RUN apt-get update && apt-get install -y --no-install-recommends {' '.join(PACKAGES)} \\
+RUN apt-get update && apt-get install -y --no-install-recommends {" ".join(PACKAGES)} \\
  && rm -rf /var/lib/apt/lists/* /usr/share/doc /usr/share/man /usr/share/locale \\
  && groupadd -g {SANDBOX_UID} sandbox && useradd -u {SANDBOX_UID} -g {SANDBOX_UID} -M -d /tmp \\
     -s /usr/sbin/nologin sandbox
@@ -159,7 +166,13 @@ def _try_dockerfile(client: DockerClient, image: str, log: Callable[[str], None]
 
 
 def _build_from_rootfs(
-    client: DockerClient, image: str, cache_dir: Path, mirror: str, suite: str, rebuild: bool, log: Callable[[str], None]
+    client: DockerClient,
+    image: str,
+    cache_dir: Path,
+    mirror: str,
+    suite: str,
+    rebuild: bool,
+    log: Callable[[str], None],
 ) -> str:
     tarball = cache_dir / f"sandbox-rootfs-{suite}.tar"
     method = "rootfs-cached"
@@ -180,7 +193,10 @@ def _build_from_rootfs(
 
 
 def make_rootfs_tarball(
-    tarball: Path, *, mirror: str = DEFAULT_MIRROR, suite: str = DEFAULT_SUITE,
+    tarball: Path,
+    *,
+    mirror: str = DEFAULT_MIRROR,
+    suite: str = DEFAULT_SUITE,
     log: Callable[[str], None] = lambda _msg: None,
 ) -> None:
     """debootstrap a minimal Debian with python3, trim it, add the sandbox user, and tar it to ``tarball``."""
@@ -206,7 +222,9 @@ def make_rootfs_tarball(
         partial = tarball.with_suffix(".tar.partial")
         proc = subprocess.run(
             ["tar", "-C", str(root), "--numeric-owner", "--xattrs", "-cf", str(partial), "."],
-            capture_output=True, text=True, check=False,
+            capture_output=True,
+            text=True,
+            check=False,
         )
         if proc.returncode != 0:
             raise SandboxError(f"tar of the root filesystem failed: {proc.stderr[-2000:]}")

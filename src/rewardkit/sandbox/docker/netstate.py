@@ -16,14 +16,45 @@ import os
 # Per-namespace files that only a run's own network use changes (global ones, such as sockstat's
 # "sockets: used" or softnet_stat, are left out: other containers move them).
 NETWORK_STATE_FILES = (
-    "tcp", "tcp6", "udp", "udp6", "udplite", "udplite6", "raw", "raw6", "icmp", "icmp6", "unix", "packet",
-    "ip6_flowlabel", "igmp", "igmp6", "mcfilter", "mcfilter6", "snmp", "snmp6", "netstat", "dev",
+    "tcp",
+    "tcp6",
+    "udp",
+    "udp6",
+    "udplite",
+    "udplite6",
+    "raw",
+    "raw6",
+    "icmp",
+    "icmp6",
+    "unix",
+    "packet",
+    "ip6_flowlabel",
+    "igmp",
+    "igmp6",
+    "mcfilter",
+    "mcfilter6",
+    "snmp",
+    "snmp6",
+    "netstat",
+    "dev",
 )
 
 
 # Where each socket table keeps a socket's inode (0-based field of a line), to leave out the caller's own.
-INODE_FIELD = {"tcp": 9, "tcp6": 9, "udp": 9, "udp6": 9, "udplite": 9, "udplite6": 9, "raw": 9, "raw6": 9,
-               "icmp": 9, "icmp6": 9, "unix": 6, "packet": 8}
+INODE_FIELD = {
+    "tcp": 9,
+    "tcp6": 9,
+    "udp": 9,
+    "udp6": 9,
+    "udplite": 9,
+    "udplite6": 9,
+    "raw": 9,
+    "raw6": 9,
+    "icmp": 9,
+    "icmp6": 9,
+    "unix": 6,
+    "packet": 8,
+}
 
 
 def own_socket_inodes():
@@ -54,7 +85,7 @@ def tcp_tables_empty():
                 for line in fh:
                     proto, _, rest = line.partition(":")
                     fields = rest.split()
-                    counts.update({f"{proto}.{k}": v for k, v in zip(fields[::2], fields[1::2])})
+                    counts.update({f"{proto}.{k}": v for k, v in zip(fields[::2], fields[1::2], strict=False)})
         except OSError:
             return False
     keys = ("TCP.inuse", "TCP.tw", "TCP6.inuse")

@@ -267,8 +267,12 @@ class SupervisorChannel:
         entry = "zygote_main()" if zygote else "main()"
         try:
             exec_id = client.api.exec_create(
-                container_id, ["python3", "-I", "-S", "-c", f"{SUPERVISOR_SOURCE}\n{entry}\n"],
-                stdin=True, stdout=True, stderr=True, user="0:0",
+                container_id,
+                ["python3", "-I", "-S", "-c", f"{SUPERVISOR_SOURCE}\n{entry}\n"],
+                stdin=True,
+                stdout=True,
+                stderr=True,
+                user="0:0",
             )["Id"]
             self._sock = client.api.exec_start(exec_id, socket=True)
         except Exception as exc:  # noqa: BLE001
@@ -326,8 +330,8 @@ class SupervisorChannel:
             if len(self._pending) < 8 + size:
                 return
             target = self._stderr if stream == 2 else self._stdout
-            target += self._pending[8:8 + size]
-            del self._pending[:8 + size]
+            target += self._pending[8 : 8 + size]
+            del self._pending[: 8 + size]
 
     def close(self) -> None:
         with contextlib.suppress(OSError):

@@ -160,7 +160,7 @@ def wait_as_runner(sock, scratch):
         set_limits(spec["limits"])
         install_signal_guard(spec["guard"])
         make_dumpable()  # as an exec'd runner is (the uid change made us not): its own /proc/self, as usual
-        place_fds(dict(zip(targets, fds)))
+        place_fds(dict(zip(targets, fds, strict=False)))
         os.environ.clear()
         os.environ.update(spec["env"])
         os.chdir(scratch)
@@ -195,6 +195,6 @@ def exit_like_an_interpreter(main):
         atexit._run_exitfuncs()
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
-    except BaseException:  # noqa: BLE001, S110 - the program's own exit hooks failed: as the interpreter would
+    except BaseException:  # noqa: BLE001 - the program's own exit hooks failed: as the interpreter would
         pass
     return code & 0xFF

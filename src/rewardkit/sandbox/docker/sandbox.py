@@ -47,9 +47,9 @@ class DockerSandbox(Sandbox):
     """Runs each command in a warm, locked-down container; safe to call ``run`` from many threads.
 
     ``image``: the sandbox image (build it with ``rewardkit sandbox-image``); ``pool_size``: warm
-    containers, i.e. runs at once (default: the CPU count, between 2 and 8); ``limits``: the default :class:`Limits` of a run, which also size the
-    containers' cgroup caps (a run asking for more raises its container's caps first); ``cpus``: CPU cap
-    per container; ``scratch_bytes``: size of the /tmp tmpfs (default ``limits.max_scratch_bytes``);
+    containers, i.e. runs at once (default: the CPU count, between 2 and 8); ``limits``: the default
+    :class:`Limits` of a run, which also size the containers' cgroup caps (a run asking for more raises its
+    container's caps first); ``cpus``: CPU cap per container; ``scratch_bytes``: size of the /tmp tmpfs (default ``limits.max_scratch_bytes``);
     ``shm_bytes``: size of /dev/shm; ``fresh_container_per_run``: replace the container after every run
     instead of wiping it; ``env``: extra environment variables for programs; ``runtime``: an engine
     runtime such as ``runsc`` (gVisor) for a stronger boundary than runc's; ``zygote``: each container's
@@ -92,9 +92,13 @@ class DockerSandbox(Sandbox):
         self.client = docker_client()
         self._require_image()
         spec = ContainerSpec(
-            image=image, memory_bytes=self.limits.memory_bytes, pids=self.limits.max_processes, cpus=cpus,
+            image=image,
+            memory_bytes=self.limits.memory_bytes,
+            pids=self.limits.max_processes,
+            cpus=cpus,
             tmpfs_bytes=int(scratch_bytes or self.limits.max_scratch_bytes),
-            shm_bytes=shm_bytes, runtime=runtime,
+            shm_bytes=shm_bytes,
+            runtime=runtime,
         )
         self.zygote = bool(zygote)
         self.forked_runs = 0  # harness runs the zygote served by forking (the rest exec'd their command)
@@ -164,7 +168,8 @@ class DockerSandbox(Sandbox):
             self._after_run(slot, answer)
             return _to_result(answer)
         return RunResult(
-            exit_code=None, duration=time.monotonic() - started,
+            exit_code=None,
+            duration=time.monotonic() - started,
             infra_error=f"docker sandbox failed twice; last error: {last_error}",
         )
 
@@ -183,7 +188,8 @@ class DockerSandbox(Sandbox):
                 f"docker sandbox: image {self.image!r} has no ctypes (or an unknown CPU architecture), so the "
                 "seccomp signal guard is off: a program can kill the command that started it (the code "
                 "verifier then scores it 0 rather than by its tests); use an image with the full python3",
-                RuntimeWarning, stacklevel=3,
+                RuntimeWarning,
+                stacklevel=3,
             )
         if self.fresh_container_per_run or not answer.get("clean", False):
             self.pool.replace(slot)
@@ -215,9 +221,7 @@ def _b64(data: bytes | str) -> str:
 def _to_result(answer: dict[str, Any]) -> RunResult:
     stderr = base64.b64decode(answer["stderr"])
     timed_out = bool(answer["timed_out"])
-    memory_exceeded = not timed_out and (
-        bool(answer.get("oom_killed")) or ran_out_of_memory(stderr)
-    )
+    memory_exceeded = not timed_out and (bool(answer.get("oom_killed")) or ran_out_of_memory(stderr))
     return RunResult(
         exit_code=answer["exit_code"],
         stdout=base64.b64decode(answer["stdout"]),

@@ -44,10 +44,18 @@ def signal_guard_program(arch, protected):
     checked, refused = SIGNAL_SYSCALLS[arch]
     # refused ones go to filter_code's "deny" (EPERM), checked ones to the target test below
     checks = [("jeq", nr, "deny") for nr in refused] + [("jeq", nr, "signal") for nr in checked]
-    blocks = [("label", "signal"), ("ld", 16), ("jeq", protected, "dropped"),
-              ("jeq", -protected & 0xFFFFFFFF, "no_process"), ("jeq", 0xFFFFFFFF, "no_process"),
-              ("ret", RET_ALLOW),
-              ("label", "dropped"), ("ret", RET_ERRNO), ("label", "no_process"), ("ret", RET_ERRNO | ESRCH)]
+    blocks = [
+        ("label", "signal"),
+        ("ld", 16),
+        ("jeq", protected, "dropped"),
+        ("jeq", -protected & 0xFFFFFFFF, "no_process"),
+        ("jeq", 0xFFFFFFFF, "no_process"),
+        ("ret", RET_ALLOW),
+        ("label", "dropped"),
+        ("ret", RET_ERRNO),
+        ("label", "no_process"),
+        ("ret", RET_ERRNO | ESRCH),
+    ]
     return assemble(filter_code(machine, checks, blocks))
 
 

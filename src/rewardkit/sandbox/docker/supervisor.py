@@ -104,7 +104,7 @@ def write_files(scratch, files):
         try:
             view = memoryview(b64 if isinstance(b64, bytes) else base64.b64decode(b64))
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
         finally:
             os.close(fd)
         os.chmod(path, 0o444)
@@ -187,7 +187,7 @@ def pump(pid, out_r, err_r, in_w, data, limits, started, poll=None):
         ready_r, ready_w, _ = select.select(reads, writes, [], max(wait, 0))
         for fd in ready_w:
             try:
-                view = view[os.write(fd, view[:65536]):]
+                view = view[os.write(fd, view[:65536]) :]
             except OSError:
                 view = view[:0]
             if not view:
@@ -200,7 +200,7 @@ def pump(pid, out_r, err_r, in_w, data, limits, started, poll=None):
                 continue
             buf = bufs[fd]
             room = cap - len(buf)
-            buf += chunk[:max(room, 0)]
+            buf += chunk[: max(room, 0)]
             if len(chunk) > room:
                 why = "output"
         if why is not None:
@@ -223,7 +223,7 @@ def drain(out_r, out, err_r, err, cap):
             if not chunk:
                 break
             room = cap - len(buf)
-            buf += chunk[:max(room, 0)]
+            buf += chunk[: max(room, 0)]
             if len(chunk) > room:
                 why = "output"
                 break
@@ -313,4 +313,4 @@ def main():
         data = json.dumps(result).encode()
         view = memoryview(struct.pack(">Q", len(data)) + data)
         while view:
-            view = view[os.write(1, view):]
+            view = view[os.write(1, view) :]

@@ -84,9 +84,7 @@ class MemoryModules:
 
     def find_spec(self, name, path=None, target=None):
         if path is None and name in self.sources:
-            return importlib.util.spec_from_loader(
-                name, self, origin=os.path.join(self.scratch, name + ".py")
-            )
+            return importlib.util.spec_from_loader(name, self, origin=os.path.join(self.scratch, name + ".py"))
         return None
 
     def create_module(self, spec):
@@ -95,7 +93,7 @@ class MemoryModules:
     def exec_module(self, module):
         module.__file__ = os.path.join(self.scratch, module.__name__ + ".py")
         code = compile(self.sources[module.__name__], module.__file__, "exec", dont_inherit=True)
-        exec(code, module.__dict__)  # noqa: S102 - our own harness
+        exec(code, module.__dict__)
 
 
 def load_harness(sources, scratch):
@@ -188,7 +186,7 @@ def ask_template(template):
         for fd in fds:
             os.close(fd)
         return None
-    return {"pid": answer["pid"], "template": template, **dict(zip(PIPES, fds))}
+    return {"pid": answer["pid"], "template": template, **dict(zip(PIPES, fds, strict=False))}
 
 
 def exit_status_from(pre, block):

@@ -74,8 +74,10 @@ class RunCgroup:
                 return group
             if "" in own and os.path.exists(os.path.join(_ROOT, "cgroup.controllers")):
                 parent = os.path.join(_ROOT, own[""].lstrip("/"))
-                if not ({"memory", "pids"} <= set(_read(os.path.join(parent, "cgroup.subtree_control")).split())
-                        and _writable(parent)):
+                if not (
+                    {"memory", "pids"} <= set(_read(os.path.join(parent, "cgroup.subtree_control")).split())
+                    and _writable(parent)
+                ):
                     return None
                 group = cls([os.path.join(parent, name)], 2)
                 os.mkdir(group.dirs[0])
@@ -120,11 +122,17 @@ class RunCgroup:
     def out_of_memory(self) -> bool:
         if self.version == 1:
             control = _read(os.path.join(self.dirs[0], "memory.oom_control"))
-            return any(line.split()[0] in ("oom_kill", "under_oom") and line.split()[1] != "0"
-                       for line in control.splitlines() if len(line.split()) == 2)
+            return any(
+                line.split()[0] in ("oom_kill", "under_oom") and line.split()[1] != "0"
+                for line in control.splitlines()
+                if len(line.split()) == 2
+            )
         events = _read(os.path.join(self.dirs[0], "memory.events"))
-        return any(line.split()[0] in ("oom", "oom_kill") and line.split()[1] != "0"
-                   for line in events.splitlines() if len(line.split()) == 2)
+        return any(
+            line.split()[0] in ("oom", "oom_kill") and line.split()[1] != "0"
+            for line in events.splitlines()
+            if len(line.split()) == 2
+        )
 
     def destroy(self) -> None:
         """Kill whatever is left in the group, then remove it (a dying process keeps it busy a moment)."""

@@ -40,7 +40,9 @@ _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime", "/etc/alternatives")
 _PRIVATE_DIRS = ("/dev/shm", "/var/tmp", "/run/lock")  # world-writable on a usual host (unshare mode)
 # argv: [hex of the packed filter, command...]; the first stderr line names the step if it fails
-SECCOMP_LOADER = Path(seccomp_bpf.__file__).read_text() + """
+SECCOMP_LOADER = (
+    Path(seccomp_bpf.__file__).read_text()
+    + """
 import sys
 try:
     filter_installer(bytes.fromhex(sys.argv[1]))()
@@ -49,6 +51,7 @@ except Exception as exc:
     sys.exit(126)
 os.execvp(sys.argv[2], sys.argv[2:])
 """
+)
 
 
 @dataclass(frozen=True)
@@ -67,9 +70,7 @@ class Launch:
 def detect_isolation(requested: str) -> str:
     """The isolation to use for ``requested``; raises SandboxError naming what is missing."""
     if requested not in ISOLATIONS:
-        raise SandboxError(
-            f"local sandbox: isolation must be one of {', '.join(ISOLATIONS)}, got {requested!r}"
-        )
+        raise SandboxError(f"local sandbox: isolation must be one of {', '.join(ISOLATIONS)}, got {requested!r}")
     if requested == "rlimits":
         return "rlimits"
     missing_common = [tool for tool in ("prlimit",) if shutil.which(tool) is None]
@@ -88,9 +89,7 @@ def detect_isolation(requested: str) -> str:
             "namespaces: the program can see the network, your files and your processes)"
         )
     if missing_common:
-        raise SandboxError(
-            f"local sandbox: missing {', '.join(missing_common)} (util-linux), needed to apply limits"
-        )
+        raise SandboxError(f"local sandbox: missing {', '.join(missing_common)} (util-linux), needed to apply limits")
     if requested in ("bwrap", "unshare"):
         return requested
     return "bwrap" if has_bwrap else "unshare"
@@ -116,8 +115,10 @@ def clean_env(scratch: str = SCRATCH) -> dict[str, str]:
 
 
 def limit_argv(limits: Limits) -> list[str]:
-    flags = [f"--{name}={soft}" if soft == hard else f"--{name}={soft}:{hard}"
-             for name, (soft, hard) in run_checks.rlimits(limits).items()]
+    flags = [
+        f"--{name}={soft}" if soft == hard else f"--{name}={soft}:{hard}"
+        for name, (soft, hard) in run_checks.rlimits(limits).items()
+    ]
     return ["prlimit", *flags, "--"]
 
 
@@ -125,8 +126,14 @@ def drop_privileges_argv(uid: int | None) -> list[str]:
     if uid is None:
         return []
     return [
-        "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
-        "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
+        "setpriv",
+        f"--reuid={uid}",
+        f"--regid={uid}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--no-new-privs",
+        "--",
     ]
 
 
@@ -219,8 +226,22 @@ def unshare_launch(
         '|| exit 125; fi; done && cd /tmp && shift 2 && exec "$@"'
     )
     argv = [
-        "unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--net", "--ipc", "--uts", "--mount",
-        "--", "sh", "-c", setup, "rk-setup", str(int(limits.max_scratch_bytes)), host_scratch,
+        "unshare",
+        "--pid",
+        "--fork",
+        "--kill-child",
+        "--mount-proc",
+        "--net",
+        "--ipc",
+        "--uts",
+        "--mount",
+        "--",
+        "sh",
+        "-c",
+        setup,
+        "rk-setup",
+        str(int(limits.max_scratch_bytes)),
+        host_scratch,
     ]
     argv += seccomp_argv(seccomp) + limit_argv(limits) + drop_privileges_argv(uid) + list(command)
     return Launch(argv, (), host_scratch, scratch="/tmp")
@@ -228,14 +249,17 @@ def unshare_launch(
 
 def rlimits_launch(command: Sequence[str], limits: Limits, host_scratch: str, seccomp: bytes | None = None) -> Launch:
     """No namespaces: the caller sets the rlimits and loads ``seccomp`` in the child, and a new session."""
-    return Launch(list(command), (), host_scratch, cwd=host_scratch, scratch=host_scratch, rlimits=limits,
-                  seccomp=seccomp)
+    return Launch(
+        list(command), (), host_scratch, cwd=host_scratch, scratch=host_scratch, rlimits=limits, seccomp=seccomp
+    )
 
 
 def rlimits_preexec(limits: Limits, seccomp: bytes | None) -> Callable[[], None]:
     """What the rlimits level runs in the forked child: set the rlimits, load the seccomp filter."""
-    pairs = [(getattr(resource, f"RLIMIT_{name.upper()}"), soft_hard)
-             for name, soft_hard in run_checks.rlimits(limits).items()]
+    pairs = [
+        (getattr(resource, f"RLIMIT_{name.upper()}"), soft_hard)
+        for name, soft_hard in run_checks.rlimits(limits).items()
+    ]
     load_filter = seccomp_bpf.filter_installer(seccomp) if seccomp is not None else None  # before the fork
 
     def apply() -> None:

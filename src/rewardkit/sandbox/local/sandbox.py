@@ -10,7 +10,8 @@ tree at ``wall_time`` (the tree lives in its own PID namespace, whose init is th
 killing it takes down every process the program started, daemons included).
 
 A generic run costs one bubblewrap start (a few milliseconds) plus the command. Code-harness runs are
-forked from a warm zygote per worker instead (:mod:`rewardkit.sandbox.local.zygote`, :mod:`.zygote_pool`), unless ``zygote=False``.
+can be forked from a warm zygote per worker instead (``zygote=True``; :mod:`rewardkit.sandbox.local.zygote`,
+:mod:`.zygote_pool`).
 """
 
 from __future__ import annotations
@@ -82,8 +83,10 @@ class LocalSandbox(Sandbox):
         if cgroups == "required":
             probe = RunCgroup.create(64 << 20, 8)
             if probe is None:
-                raise SandboxError("local sandbox: cgroups='required' but no writable cgroup hierarchy (needs root "
-                                   "and a v1 memory+pids or v2 hierarchy with both controllers)")
+                raise SandboxError(
+                    "local sandbox: cgroups='required' but no writable cgroup hierarchy (needs root "
+                    "and a v1 memory+pids or v2 hierarchy with both controllers)"
+                )
             probe.destroy()
         if self.isolation == "rlimits":
             message = (
@@ -100,7 +103,8 @@ class LocalSandbox(Sandbox):
             warnings.warn(
                 f"rewardkit local sandbox: no seccomp filter on {os.uname().machine} (only x86_64 and aarch64): "
                 "programs may use kernel keyrings, ptrace, bpf and the other calls the filter denies",
-                RuntimeWarning, stacklevel=2,
+                RuntimeWarning,
+                stacklevel=2,
             )
         self._root = os.geteuid() == 0
         self._uid_base = uid_base if uid_base is not None else 1_000_000 + random.randrange(1000) * _UID_SPAN
@@ -115,8 +119,10 @@ class LocalSandbox(Sandbox):
             raise SandboxError(f"local sandbox: zygote must be true, false or 'auto', got {zygote!r}")
         supported = self._root and self.isolation in ("bwrap", "unshare") and hasattr(os, "pidfd_open")
         if zygote is True and not supported:
-            raise SandboxError(f"local sandbox: zygote=true needs root and isolation 'bwrap' or 'unshare' (this is "
-                               f"isolation {self.isolation!r}, {'root' if self._root else 'not root'}); set zygote: false")
+            raise SandboxError(
+                f"local sandbox: zygote=true needs root and isolation 'bwrap' or 'unshare' (this is "
+                f"isolation {self.isolation!r}, {'root' if self._root else 'not root'}); set zygote: false"
+            )
         return ZygotePool(self.isolation, self._seccomp) if zygote is not False and supported else None
 
     @property
@@ -195,7 +201,12 @@ class LocalSandbox(Sandbox):
             return self._uid_base + next(self._uid_counter) % _UID_SPAN
 
     def _launch(
-        self, command: Sequence[str], fds: dict[str, int], limits: Limits, uid: int | None, host_scratch: str | None,
+        self,
+        command: Sequence[str],
+        fds: dict[str, int],
+        limits: Limits,
+        uid: int | None,
+        host_scratch: str | None,
         seccomp_fd: int | None,
     ) -> Launch:
         if self.isolation == "bwrap":
@@ -222,7 +233,9 @@ class LocalSandbox(Sandbox):
         with self._lock:
             self._live.add(proc)
         try:
-            out, err, truncated, timed_out = _pump(proc, stdin or b"", start + limits.wall_time, limits.max_output_bytes)
+            out, err, truncated, timed_out = _pump(
+                proc, stdin or b"", start + limits.wall_time, limits.max_output_bytes
+            )
             if truncated or timed_out:
                 _kill_tree(proc)
             try:
@@ -251,7 +264,7 @@ def _memfd(name: str, data: bytes) -> int:
     fd = os.memfd_create(f"rk-{os.path.basename(name)}", 0)  # no CLOEXEC: bwrap inherits it via pass_fds
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
     os.lseek(fd, 0, os.SEEK_SET)
     return fd
 
@@ -280,8 +293,9 @@ def _with_files(result: RunResult, root: str, collect: Sequence[str], cap: int) 
 
 def _pump(proc: subprocess.Popen[bytes], data: bytes, deadline: float, cap: int) -> tuple[bytes, bytes, bool, bool]:
     assert proc.stdin and proc.stdout and proc.stderr
-    return pump_fds(proc.stdin.fileno(), proc.stdin.close, proc.stdout.fileno(), proc.stderr.fileno(), data,
-                    deadline, cap)
+    return pump_fds(
+        proc.stdin.fileno(), proc.stdin.close, proc.stdout.fileno(), proc.stderr.fileno(), data, deadline, cap
+    )
 
 
 def _children(pid: int) -> list[int]:
@@ -295,7 +309,7 @@ def _children(pid: int) -> list[int]:
                 stat = fh.read()
         except OSError:
             continue
-        fields = stat[stat.rfind(b")") + 2:].split()
+        fields = stat[stat.rfind(b")") + 2 :].split()
         if len(fields) > 1 and int(fields[1]) == pid:
             found.append(int(entry))
     return found

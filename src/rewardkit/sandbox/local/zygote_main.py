@@ -84,7 +84,7 @@ def _mount(source, target, fstype, flags, data=None):
 
 def _write_files(names, fds):
     files = dict(HARNESS_SOURCES)
-    for name, fd in zip(names, fds):
+    for name, fd in zip(names, fds, strict=False):
         chunks = []
         while True:
             block = os.read(fd, 1 << 20)
@@ -164,7 +164,7 @@ def _become_runner(request, fds, spawner_fd, uid):
     """The candidate's process, as ``python3 -I -S -B code_runner.py PROGRAM READ WRITE`` would start."""
     code = 1
     try:
-        renumber = {str(old): str(new) for old, new in zip(request["keep"], fds)}
+        renumber = {str(old): str(new) for old, new in zip(request["keep"], fds, strict=False)}
         args = [renumber.get(arg, arg) for arg in request["args"]]
         os.setsid()
         os.close(spawner_fd)
@@ -181,7 +181,7 @@ def _become_runner(request, fds, spawner_fd, uid):
         code = 0
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
-    except BaseException:  # noqa: BLE001, S110 - the runner's own failure ends its process, as an exec'd one would
+    except BaseException:  # noqa: BLE001 - the runner's own failure ends its process, as an exec'd one would
         pass
     os._exit(code)
 

@@ -142,9 +142,7 @@ class ZygotePool:
         finally:
             os.close(out_r)
             os.close(err_r)
-            oom = (
-                group is not None and group.oom_kills() > oom_before
-            )  # before a release may remove the group
+            oom = group is not None and group.oom_kills() > oom_before  # before a release may remove the group
             self._release(zygote, healthy)
         result = run_result("zygote", code, out, err, truncated, timed_out, time.monotonic() - start)
         if broken is not None and not oom:  # (an OOM kill in the group is the run's doing, whoever died)

@@ -40,7 +40,7 @@ def _parse(text: str, start: int, end: int) -> _Line:
     if head is None:
         return _Line(start, end, "", 0, "")
     run = head.group(1)
-    return _Line(start, end, run[0], len(run), text[head.end():end])
+    return _Line(start, end, run[0], len(run), text[head.end() : end])
 
 
 def _lines(text: str) -> list[_Line]:
@@ -75,14 +75,14 @@ def _fenced_blocks(text: str, lines: list[_Line]) -> list[tuple[str, str]]:
             index += 1
             continue
         # at most min(run, distinct closer runs) tries, so the tries of all openers sum to under len(text)
-        runs = [line.run] if line.char == "`" else tilde_runs[:bisect_right(tilde_runs, line.run)][::-1]
+        runs = [line.run] if line.char == "`" else tilde_runs[: bisect_right(tilde_runs, line.run)][::-1]
         for run in runs:
             candidates = closers.get((line.char, run), [])
             at = bisect_right(candidates, index)
             if at < len(candidates):
                 close = candidates[at]
                 info = line.rest.lstrip(" \t") if run == line.run else "~" * (line.run - run) + line.rest
-                blocks.append((info, text[line.end + 1:lines[close].start]))
+                blocks.append((info, text[line.end + 1 : lines[close].start]))
                 index = close + 1
                 break
         else:
@@ -101,5 +101,5 @@ def extract_program(text: str) -> str:
         return blocks[-1][1]
     for line in lines:
         if _can_open(line, text):
-            return text[line.end + 1:]
+            return text[line.end + 1 :]
     return text

@@ -58,8 +58,12 @@ class AssertRewriter(ast.NodeTransformer):
         return ast.copy_location(block, node)
 
     def _visit_function(self, node: ast.AST) -> ast.AST:
-        top_check = (self.single_check and isinstance(node, ast.FunctionDef) and node.name == "check"
-                     and not (self.functions or self.loops or self.in_check))
+        top_check = (
+            self.single_check
+            and isinstance(node, ast.FunctionDef)
+            and node.name == "check"
+            and not (self.functions or self.loops or self.in_check)
+        )
         if top_check:
             self.in_check = True
         else:

@@ -49,8 +49,14 @@ from rewardkit.verifiers.verdict import (
 _AST_LOCK = threading.Lock()
 
 RESULT_TAG = "RKH1"
-HARNESS_FILES = ("code_supervisor.py", "code_runner.py", "code_wire.py", "code_procs.py", "code_io_cases.py",
-                 "code_recorder.py")
+HARNESS_FILES = (
+    "code_supervisor.py",
+    "code_runner.py",
+    "code_wire.py",
+    "code_procs.py",
+    "code_io_cases.py",
+    "code_recorder.py",
+)
 COMMAND = ("python3", "-I", "-S", "-B", "code_supervisor.py")
 STDERR_TAIL = 2000
 
@@ -122,8 +128,12 @@ def normalize_reference(reference: Any, tolerance: float | str | None = "auto") 
             tol = reference.get("tolerance", tolerance)
             if not valid_tolerance(tol):
                 raise InvalidReference(f"tolerance must be 'auto', a number >= 0 or null, got {tol!r}")
-            return {"mode": "io", "inputs": [_text(x) for x in inputs], "outputs": [_text(x) for x in outputs],
-                    "tolerance": tol}
+            return {
+                "mode": "io",
+                "inputs": [_text(x) for x in inputs],
+                "outputs": [_text(x) for x in outputs],
+                "tolerance": tol,
+            }
         raise InvalidReference(
             f"reference dict needs 'test' (+ 'entry_point') or 'inputs' and 'outputs'; got keys {sorted(reference)}"
         )
@@ -171,8 +181,13 @@ def prepare_job(
     if spec["mode"] == "function":
         spec.update(_instrumented(spec["test"], spec["entry_point"]))
     nonce = secrets.token_hex(16)
-    job = {**spec, "nonce": nonce, "budget": harness_budget(limits.wall_time), "call_timeout": call_timeout,
-           "max_output_bytes": limits.max_output_bytes}
+    job = {
+        **spec,
+        "nonce": nonce,
+        "budget": harness_budget(limits.wall_time),
+        "call_timeout": call_timeout,
+        "max_output_bytes": limits.max_output_bytes,
+    }
     total = len(spec["inputs"]) if spec["mode"] == "io" else 0
     files = {**_SOURCES, "program.py": program.encode("utf-8", "surrogatepass")}
     return HarnessJob(COMMAND, files, json.dumps(job).encode(), limits, nonce, total)
@@ -192,7 +207,7 @@ def _harness_report(job: HarnessJob, stdout: bytes) -> dict[str, Any] | None:
         if line.startswith(prefix):
             if found is not None:
                 return None  # two reports: something forged one; trust neither
-            found = line[len(prefix):]
+            found = line[len(prefix) :]
     if found is None:
         return None
     try:
@@ -209,8 +224,9 @@ def parse_result(job: HarnessJob, result: RunResult, extracted: str | None = Non
         "duration": round(result.duration, 4),
     }
     if result.infra_error:
-        return Verdict.fail(SANDBOX_ERROR, extracted, error=f"sandbox failure (not the model's fault): "
-                            f"{result.infra_error}", **details)
+        return Verdict.fail(
+            SANDBOX_ERROR, extracted, error=f"sandbox failure (not the model's fault): {result.infra_error}", **details
+        )
     if result.output_truncated:
         return Verdict.fail(OUTPUT_LIMIT, extracted, error="the program's output went over the limit", **details)
     report = _harness_report(job, result.stdout)
@@ -219,11 +235,20 @@ def parse_result(job: HarnessJob, result: RunResult, extracted: str | None = Non
             return Verdict.fail(TIMEOUT, extracted, error="killed at the wall-clock limit", **details)
         if result.memory_exceeded:
             return Verdict.fail(MEMORY_LIMIT, extracted, error="the run ran out of memory", **details)
-        return Verdict.fail(RUNTIME_ERROR, extracted, error=f"the harness did not report (exit {result.exit_code}, "
-                            f"signal {result.signal}): the program broke its run", **details)
+        return Verdict.fail(
+            RUNTIME_ERROR,
+            extracted,
+            error=f"the harness did not report (exit {result.exit_code}, "
+            f"signal {result.signal}): the program broke its run",
+            **details,
+        )
     if report.get("harness_error"):
-        return Verdict.fail(SANDBOX_ERROR, extracted, error=f"harness failure (not the model's fault): "
-                            f"{report['harness_error']}", **details)
+        return Verdict.fail(
+            SANDBOX_ERROR,
+            extracted,
+            error=f"harness failure (not the model's fault): {report['harness_error']}",
+            **details,
+        )
     tests = report.get("tests") or []
     events = report.get("events") or {}
     passed = sum(1 for t in tests if t.get("outcome") == "pass")
@@ -245,8 +270,11 @@ def parse_result(job: HarnessJob, result: RunResult, extracted: str | None = Non
         status = TIMEOUT
     elif events.get("memory_errors") or result.memory_exceeded:
         status = MEMORY_LIMIT
-    elif report.get("aborted") or load.get("status") not in (None, OK) or events.get("crashes") or (
-        events.get("exceptions") or (report.get("errors") and passed == 0)
+    elif (
+        report.get("aborted")
+        or load.get("status") not in (None, OK)
+        or events.get("crashes")
+        or (events.get("exceptions") or (report.get("errors") and passed == 0))
     ):
         status = RUNTIME_ERROR
     else:

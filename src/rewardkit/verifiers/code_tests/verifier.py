@@ -49,13 +49,21 @@ class CodeConfig(Limits):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, (int, float)) or not value > 0):
                 raise ConfigError(f"code verifier: {name} must be a positive number of seconds or None, got {value!r}")
-        for name in ("memory_bytes", "max_processes", "max_output_bytes", "max_file_bytes", "max_open_files",
-                     "max_scratch_bytes"):
+        for name in (
+            "memory_bytes",
+            "max_processes",
+            "max_output_bytes",
+            "max_file_bytes",
+            "max_open_files",
+            "max_scratch_bytes",
+        ):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ConfigError(f"code verifier: {name} must be a positive integer, got {value!r}")
         if self.max_processes < 4:
-            raise ConfigError(f"code verifier: max_processes must be >= 4 (the harness needs 2), got {self.max_processes}")
+            raise ConfigError(
+                f"code verifier: max_processes must be >= 4 (the harness needs 2), got {self.max_processes}"
+            )
         if not valid_tolerance(self.tolerance):
             raise ConfigError(f"code verifier: tolerance must be 'auto', a number >= 0 or None, got {self.tolerance!r}")
         if self.workers is not None and (not isinstance(self.workers, int) or self.workers < 1):
@@ -75,13 +83,16 @@ class CodeVerifier(Verifier):
     name = "code"
     params_schema = CodeConfig  # its fields are checked when a spec is built (rewardkit.plugins.params)
 
-    def __init__(self, sandbox: str | Sandbox = "local", sandbox_options: dict[str, Any] | None = None,
-                 **settings: Any) -> None:
+    def __init__(
+        self, sandbox: str | Sandbox = "local", sandbox_options: dict[str, Any] | None = None, **settings: Any
+    ) -> None:
         known = {f.name for f in fields(CodeConfig)}
         unknown = sorted(set(settings) - known)
         if unknown:
-            raise ConfigError(f"code verifier: unknown parameter(s) {', '.join(unknown)}; "
-                              f"it accepts: sandbox, sandbox_options, {', '.join(sorted(known))}")
+            raise ConfigError(
+                f"code verifier: unknown parameter(s) {', '.join(unknown)}; "
+                f"it accepts: sandbox, sandbox_options, {', '.join(sorted(known))}"
+            )
         self.config = CodeConfig(**settings)
         self.batch_threads = self.config.workers or max(2, min(16, (os.cpu_count() or 1) * 2))
         self._limits = self.config.limits()
@@ -99,7 +110,9 @@ class CodeVerifier(Verifier):
             self._owns_sandbox = True
             self.sandbox_name = sandbox
         else:
-            raise ConfigError(f"code verifier: sandbox must be a sandbox name or a Sandbox, got {type(sandbox).__name__}")
+            raise ConfigError(
+                f"code verifier: sandbox must be a sandbox name or a Sandbox, got {type(sandbox).__name__}"
+            )
 
     @property
     def sandbox(self) -> Sandbox:
@@ -113,18 +126,28 @@ class CodeVerifier(Verifier):
         if not program.strip():
             return Verdict.fail(NO_ANSWER, None, error="no program in the completion")
         try:
-            job = prepare_job(program, reference, self._limits, call_timeout=self.config.call_timeout,
-                              tolerance=self.config.tolerance)
+            job = prepare_job(
+                program, reference, self._limits, call_timeout=self.config.call_timeout, tolerance=self.config.tolerance
+            )
         except InvalidReference as exc:
             return Verdict.fail(INVALID_REFERENCE, program, error=f"bad reference (not the model's fault): {exc}")
         try:
             result = self.sandbox.run(job.command, job.files, stdin=job.stdin, limits=job.limits)
         except SandboxError as exc:
-            return Verdict.fail(SANDBOX_ERROR, program, error=f"sandbox failure (not the model's fault): {exc}",
-                                backend=self.sandbox_name)
+            return Verdict.fail(
+                SANDBOX_ERROR,
+                program,
+                error=f"sandbox failure (not the model's fault): {exc}",
+                backend=self.sandbox_name,
+            )
         verdict = parse_result(job, result, program)
-        return Verdict(verdict.score, verdict.correct, verdict.status, verdict.extracted,
-                       {**verdict.details, "backend": self.sandbox_name})
+        return Verdict(
+            verdict.score,
+            verdict.correct,
+            verdict.status,
+            verdict.extracted,
+            {**verdict.details, "backend": self.sandbox_name},
+        )
 
     def close(self) -> None:
         with self._lock:

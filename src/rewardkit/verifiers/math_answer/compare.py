@@ -104,13 +104,16 @@ def equivalent(gold: str, answer: str) -> bool | None:
         return same_number(g_num, a_num)
     g_tuple, a_tuple = _number_tuple(g_core), _number_tuple(a_core)
     if g_tuple is not None and a_tuple is not None:
-        return g_tuple[0] == a_tuple[0] and len(g_tuple[1]) == len(a_tuple[1]) and all(
-            same_number(x, y) for x, y in zip(g_tuple[1], a_tuple[1]))
+        return (
+            g_tuple[0] == a_tuple[0]
+            and len(g_tuple[1]) == len(a_tuple[1])
+            and all(same_number(x, y) for x, y in zip(g_tuple[1], a_tuple[1], strict=False))
+        )
     g_rows, a_rows = rows(g_core), rows(a_core)
     if g_rows is not None or a_rows is not None:
         if g_rows is None or a_rows is None or g_rows[0] != a_rows[0] or len(g_rows[1]) != len(a_rows[1]):
             return False
-        return all(equivalent(x, y) for x, y in zip(g_rows[1], a_rows[1]))
+        return all(equivalent(x, y) for x, y in zip(g_rows[1], a_rows[1], strict=False))
     from math_verify import verify
 
     g_text, a_text = imaginary_unit(for_sympy(g_core), for_sympy(a_core))
@@ -144,7 +147,9 @@ def _number_tuple(text: str) -> tuple[str, list[Number]] | None:
 
 
 def _numbers_close(
-    g: tuple[complex, Fraction | None], a: tuple[complex, Fraction | None], g_num: Number | None,
+    g: tuple[complex, Fraction | None],
+    a: tuple[complex, Fraction | None],
+    g_num: Number | None,
     a_num: Number | None,
 ) -> bool:
     """Two evaluated constants: rationals exactly, a written decimal by rounding, else a relative tolerance."""
@@ -193,8 +198,11 @@ def judge(answer_values: tuple[str, ...] | list[str], reference: str) -> Judgeme
         return Judgement(False, INVALID_REFERENCE, "the reference holds no value")
     gold_readings = [gold_values]
     answer_readings = [[v for raw in answer_values for v in split_values(raw)]]
-    if len(answer_values) == 1 and _single_fraction(gold_values) \
-            and (decimal := decimal_comma_reading(answer_values[0])) is not None:
+    if (
+        len(answer_values) == 1
+        and _single_fraction(gold_values)
+        and (decimal := decimal_comma_reading(answer_values[0])) is not None
+    ):
         answer_readings = [[decimal]]
     if not answer_readings[0]:
         return Judgement(False, PARSE_ERROR, "the answer holds no value")
@@ -226,8 +234,12 @@ def _judge_single(gold: str, values: list[str]) -> Judgement:
         distinct = _distinct(values)
         if len(distinct) > 1:
             hit = any(equivalent(gold, v) for v in distinct)
-            return Judgement(False, HEDGED, f"{len(distinct)} different values given where one is expected"
-                             + (" (one of them right)" if hit else ""))
+            return Judgement(
+                False,
+                HEDGED,
+                f"{len(distinct)} different values given where one is expected"
+                + (" (one of them right)" if hit else ""),
+            )
         values = distinct
     answer = values[0]
     result = equivalent(gold, answer)

@@ -112,16 +112,16 @@ def _boxes(text: str) -> list[_Candidate]:
             end = pairs.get(i)
             if end is None:
                 continue
-            found.append(_Candidate(match.start(), end, text[i + 1:end - 1].strip(), "boxed"))
+            found.append(_Candidate(match.start(), end, text[i + 1 : end - 1].strip(), "boxed"))
         else:
-            token = re.match(r"[^\s$.,;]+", text[i:i + 64])
+            token = re.match(r"[^\s$.,;]+", text[i : i + 64])
             if token and i > match.end():
                 found.append(_Candidate(match.start(), i + token.end(), token.group(0), "boxed"))
     return found
 
 
 def _statement_content(text: str, start: int) -> tuple[str, int]:
-    window = text[start:start + _MAX_STATEMENT]
+    window = text[start : start + _MAX_STATEMENT]
     line_end = min((i for i in (window.find("\n"), window.find("</")) if i >= 0), default=-1)
     segment = window if line_end < 0 else window[:line_end]
     depth_dollar = 0
@@ -139,7 +139,7 @@ def _statement_content(text: str, start: int) -> tuple[str, int]:
 def _statements(text: str) -> list[_Candidate]:
     """The last few answer statements, GSM8K ``####`` lines and ``<answer>`` tags, in text order."""
     found = []
-    for match in reversed(list(_STATEMENT_RE.finditer(text))[-4 * _MAX_CANDIDATES:]):
+    for match in reversed(list(_STATEMENT_RE.finditer(text))[-4 * _MAX_CANDIDATES :]):
         content, end = _statement_content(text, match.end())
         if content and not _NOT_AN_ANSWER.match(content):
             found.append(_Candidate(match.start(), end, statement_value(content), "statement"))
@@ -147,7 +147,7 @@ def _statements(text: str) -> list[_Candidate]:
                 break
     for match in list(_GSM8K_RE.finditer(text))[-_MAX_CANDIDATES:]:
         line_end = text.find("\n", match.end(), match.end() + _MAX_STATEMENT)
-        line = text[match.end():line_end if line_end >= 0 else match.end() + _MAX_STATEMENT]
+        line = text[match.end() : line_end if line_end >= 0 else match.end() + _MAX_STATEMENT]
         found.append(_Candidate(match.start(), match.end() + len(line), statement_value(line), "gsm8k"))
     lower = text.lower() if "<" in text else ""
     previous_close, tags = 0, []
@@ -157,7 +157,7 @@ def _statements(text: str) -> list[_Candidate]:
         if start >= 0:
             tags.append((start, close))
     for start, close in tags[-_MAX_CANDIDATES:]:
-        content = text[start + len(_ANSWER_OPEN):close.start()].strip()
+        content = text[start + len(_ANSWER_OPEN) : close.start()].strip()
         if content:
             found.append(_Candidate(start, close.end(), statement_value(content) or content, "answer_tag"))
     return sorted(found, key=lambda c: c.start)
@@ -169,7 +169,7 @@ def _strip_math_mode_once(answer: str) -> str:
     answer = answer.strip()
     for left, right in (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]")):
         if answer.startswith(left) and answer.endswith(right) and len(answer) >= len(left) + len(right):
-            answer = answer[len(left):len(answer) - len(right)].strip()
+            answer = answer[len(left) : len(answer) - len(right)].strip()
     return answer.rstrip(".").strip()
 
 
@@ -202,7 +202,8 @@ def extract_answer(completion: str, mode: str = LENIENT) -> ExtractedAnswer | No
         return _fallback(text) if mode == LENIENT and not _cut_off_box(text) else None  # no closed box here
     # A statement or tag that wraps a box is represented by the box it wraps.
     inner = [
-        c for c in candidates
+        c
+        for c in candidates
         if not any(o is not c and c.start <= o.start and o.end <= c.end and o.source == "boxed" for o in boxes)
         or c.source == "boxed"
     ]
@@ -212,7 +213,7 @@ def extract_answer(completion: str, mode: str = LENIENT) -> ExtractedAnswer | No
         earlier = sorted((b for b in boxes if b.end <= final.start), key=lambda b: b.start)
         cursor = final
         for box in reversed(earlier):
-            gap = text[box.end:cursor.start]
+            gap = text[box.end : cursor.start]
             if len(gap) > _MAX_CONNECTOR or not _CONNECTOR_RE.match(gap):
                 break
             group.insert(0, box)
@@ -232,7 +233,7 @@ def _correction(text: str, end: int, values: tuple[str, ...]) -> str | None:
     cue = _CORRECTION_RE.search(text, end)
     if cue is None:
         return None
-    later = tuple(v for v in (_strip_math_mode_once(s.text) for s in last_math(text[cue.end():])) if v)
+    later = tuple(v for v in (_strip_math_mode_once(s.text) for s in last_math(text[cue.end() :])) if v)
     if not later or _same_values(later, values):
         return None
     return ", ".join(later)
@@ -242,10 +243,12 @@ def _same_values(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     """Whether two value lists state the same values as written (numbers by exact value, an equation by its
     last side: ``x = 4`` and ``6 \\cdot 7 = 42`` as ``4`` and ``42``);
     anything that needs symbolic comparison counts as different, so a correction is never missed."""
+
     def key(value: str) -> object:
         value = _LABEL.sub("", normalize(value)).replace(" ", "").rpartition("=")[2]
         number = parse_number(value)
         return number.value if number is not None else value
+
     return {key(v) for v in a} == {key(v) for v in b}
 
 
@@ -257,7 +260,7 @@ def final_boxes(text: str) -> list[str]:
         return []
     group = [boxes[-1]]
     for box in reversed(boxes[-_MAX_CANDIDATES:-1]):
-        gap = text[box.end:group[0].start]
+        gap = text[box.end : group[0].start]
         if len(gap) > _MAX_CONNECTOR or not (_CONNECTOR_RE.match(gap) or _SHORT_JOIN.search(gap)):
             break
         group.insert(0, box)

@@ -55,7 +55,7 @@ def strip_math_mode(text: str) -> str:
         changed = False
         for left, right in _DELIMS:
             if text.startswith(left) and text.endswith(right) and len(text) >= len(left) + len(right):
-                text = text[len(left):len(text) - len(right)].strip()
+                text = text[len(left) : len(text) - len(right)].strip()
                 changed = True
     return text.rstrip(".").strip()
 
@@ -122,7 +122,7 @@ def _unwrap_set(text: str) -> str:
     """``\\{1, 2\\}`` or ``{1, 2}`` → ``1, 2`` when the braces enclose the whole text."""
     for left, right in (("\\{", "\\}"), ("{", "}")):
         if text.startswith(left) and text.endswith(right) and len(top_level_split(text)) == 1:
-            inner = text[len(left):len(text) - len(right)]
+            inner = text[len(left) : len(text) - len(right)]
             if inner.count("{") == inner.count("}") and (left == "\\{" or top_level_split(inner) != [inner]):
                 return inner
     return text
@@ -188,8 +188,12 @@ def split_values(text: str) -> list[str]:
     for group in groups:
         parts = [strip_math_mode(p) for p in top_level_split(group)]
         names = [_EQUALS.split(p, maxsplit=1)[0].strip() for p in parts]
-        if len(groups) > 1 and len(parts) > 1 and all(_EQUALS.search(p) and is_label(n) for p, n in zip(parts, names)) \
-                and len(set(names)) == len(names):
+        if (
+            len(groups) > 1
+            and len(parts) > 1
+            and all(_EQUALS.search(p) and is_label(n) for p, n in zip(parts, names, strict=False))
+            and len(set(names)) == len(names)
+        ):
             parts = ["(" + ", ".join(value_of(p) for p in parts) + ")"]
         for part in parts:
             values.extend(v for v in expand_pm(part) if v)

@@ -84,7 +84,8 @@ def _decimal(text: str) -> Number:
 def _rounds_to(decimal: Number, value: Fraction) -> bool:
     """Whether ``value`` rounds to ``decimal`` at the decimal's places (either tie rule)."""
     return (
-        decimal.places is not None and decimal.digits >= MIN_ROUNDED_DIGITS
+        decimal.places is not None
+        and decimal.digits >= MIN_ROUNDED_DIGITS
         and abs(value - decimal.value) * 2 * 10**decimal.places <= 1
     )
 

@@ -72,7 +72,7 @@ def math_spans(text: str, broken: list[Span] | None = None) -> list[Span]:
             continue
         opener = open_token.group(0)
         if kind == _CLOSER[opener]:
-            inner = text[open_token.end():token.start()]
+            inner = text[open_token.end() : token.start()]
             if opener in ("$", "\\(") and "\n" in inner:
                 if broken is not None:
                     broken.append(Span(open_token.start(), token.end(), ""))
@@ -108,7 +108,7 @@ def _joined(text: str, spans: list[Span]) -> list[Span]:
     """The last span and the spans before it that only connectors separate from it ("2 or 3")."""
     group = [spans[-1]]
     for span in reversed(spans[-_MAX_JOINED:-1]):
-        gap = text[span.end:group[0].start]
+        gap = text[span.end : group[0].start]
         if len(gap) > _MAX_JOIN_GAP or not _JOIN.match(gap):
             break
         group.insert(0, span)
@@ -166,15 +166,15 @@ def leading_value(text: str) -> str:
         if maths and maths[0].start == 0:
             group = [maths[0]]
             for span in maths[1:_MAX_JOINED]:
-                gap = text[group[-1].end:span.start]
+                gap = text[group[-1].end : span.start]
                 if len(gap) > _MAX_JOIN_GAP or not _JOIN.match(gap):
                     break
                 group.append(span)
-            tail = text[group[-1].end:]
+            tail = text[group[-1].end :]
             unit = re.match(r"\s*(\\?%|percent\b|pct\b)", tail)
             return " and ".join(s.text for s in group) + ("\\%" if unit else "")
     stop = _STOP_WORDS.search(text)
-    return (text[:stop.start()] if stop else text).strip().rstrip(",;:").strip()
+    return (text[: stop.start()] if stop else text).strip().rstrip(",;:").strip()
 
 
 def statement_value(content: str) -> str:
@@ -191,7 +191,7 @@ def statement_value(content: str) -> str:
         return content if len(content.split()) <= _MAX_TEXT_WORDS else ""
     copulas = list(_COPULA.finditer(content))
     for copula in reversed(copulas):
-        rest = content[copula.end():].lstrip()
+        rest = content[copula.end() :].lstrip()
         if rest and _VALUE_START.match(rest):
             return leading_value(rest)
     group = last_math(content)

@@ -74,9 +74,7 @@ class MathVerifier(Verifier):
     def pool(self) -> WorkerPool:
         with self._lock:
             if self._pool is None:
-                self._pool = WorkerPool(
-                    _WORKER_TARGET, workers=self.config.workers, grace=self.config.grace
-                )
+                self._pool = WorkerPool(_WORKER_TARGET, workers=self.config.workers, grace=self.config.grace)
             return self._pool
 
     def _prepare(self, completion: Any, reference: Any) -> Verdict | tuple[ExtractedAnswer, str]:
@@ -88,8 +86,13 @@ class MathVerifier(Verifier):
             what = "math or number" if self.config.extraction == LENIENT else "boxed answer or answer statement"
             return Verdict.fail(NO_ANSWER, reason=f"no {what} found")
         if found.correction is not None:
-            return Verdict.fail(HEDGED, found.text, source=found.source, correction=found.correction,
-                                reason=f"the answer is followed by a correction to {found.correction!r}")
+            return Verdict.fail(
+                HEDGED,
+                found.text,
+                source=found.source,
+                correction=found.correction,
+                reason=f"the answer is followed by a correction to {found.correction!r}",
+            )
         if len(found.values) == 1 and _trivially_equal(found.text, gold):
             return Verdict(1.0, True, OK, found.text, {"reason": "identical", "source": found.source})
         return found, gold
@@ -111,7 +114,7 @@ class MathVerifier(Verifier):
         check_batch(completions, references, contexts)
         verdicts: list[Verdict | None] = []
         pending: list[tuple[int, ExtractedAnswer, str]] = []
-        for i, (completion, reference) in enumerate(zip(completions, references)):
+        for i, (completion, reference) in enumerate(zip(completions, references, strict=False)):
             try:
                 prepared = self._prepare(completion, reference)
             except Exception as exc:  # noqa: BLE001 - one bad sample must not sink the batch
@@ -122,7 +125,7 @@ class MathVerifier(Verifier):
                 verdicts.append(None)
                 pending.append((i, *prepared))
         results = self.pool.map([(found.values, gold) for _, found, gold in pending], self.config.timeout)
-        for (i, found, _), result in zip(pending, results):
+        for (i, found, _), result in zip(pending, results, strict=False):
             verdicts[i] = _to_verdict(found, result)
         return [v for v in verdicts if v is not None]
 

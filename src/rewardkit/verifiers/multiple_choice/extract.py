@@ -58,9 +58,7 @@ _SUFFIX = re.compile(  # "... B is the correct answer", "(B) London is correct",
 )
 # The same two patterns, case-sensitive, for lower-cased ASCII text: they match at the same places, twice
 # as fast (sre's case-insensitive matching folds every character it compares).
-_STATEMENT_LOWER = re.compile(
-    _STATEMENT.pattern.replace("(?i:", "(?:").replace(r"\bI(?", r"\bi(?")
-)
+_STATEMENT_LOWER = re.compile(_STATEMENT.pattern.replace("(?i:", "(?:").replace(r"\bI(?", r"\bi(?"))
 _SUFFIX_LOWER = re.compile(_SUFFIX.pattern.replace("(?i)", ""))
 _SENTENCE_END = re.compile(r"[.!?;:\n](?:\s|$)|\n")
 _WORD_START = re.compile(r"(?<![^\s(\[])\S")
@@ -116,8 +114,7 @@ _NEG = (  # no negation later in the sentence
 _STANDS_ALONE = re.compile(r"[\s)\]'’]{0,4}(?:$|[.!?;…](?=\s|$)|[,/:]\s{0,3}$)")
 # A choice affirmed after an alternative word: "B. Wait, C is right", "B - or maybe C would fit" (not "C is wrong").
 _AFFIRMED = re.compile(
-    r"(?i)(?:\s{1,3}(?:is|are|could|might|may|would|seems?|looks?|also|too|works|fits|instead|as\swell)|'s)\b"
-    + _NEG
+    r"(?i)(?:\s{1,3}(?:is|are|could|might|may|would|seems?|looks?|also|too|works|fits|instead|as\swell)|'s)\b" + _NEG
 )
 # A choice offered as a second answer without an alternative word: "B. C could also work", "C is also correct".
 _ALSO = re.compile(r"(?i)\s{1,3}(?:is|are|could|might|may|would|can|works?|fits?)\s(?:also|equally|too)\b" + _NEG)
@@ -156,14 +153,19 @@ class ChoiceReader:
     """Reads spans of text as lists of choices for one sample's options."""
 
     def __init__(
-        self, valid: str, options: Sequence[str], *, lowercase: bool, match_option_text: bool,
+        self,
+        valid: str,
+        options: Sequence[str],
+        *,
+        lowercase: bool,
+        match_option_text: bool,
         digit_letters: str = "",
     ) -> None:
         self.valid = valid
         self.lowercase = lowercase
         self.digit_letters = digit_letters  # options labelled 1, 2, ...: label n reads as digit_letters[n - 1]
         texts = [(normalize_option(t), valid[i]) for i, t in enumerate(options)] if match_option_text else []
-        texts += [(t[len(article):], letter) for t, letter in texts for article in _ARTICLES if t.startswith(article)]
+        texts += [(t[len(article) :], letter) for t, letter in texts for article in _ARTICLES if t.startswith(article)]
         self.option_texts = sorted(
             ((t, letter) for t, letter in texts if t and not (len(t) == 1 and t.isalpha())), key=lambda p: -len(p[0])
         )
@@ -304,13 +306,13 @@ def find_candidates(text: str, reader: ChoiceReader) -> list[Candidate]:
     for m in boxes:
         close = pairs.get(m.end() - 1)
         if close is not None and close < m.end() + BOX_CHARS:
-            choices, _ = read(text[m.end():close], True)
+            choices, _ = read(text[m.end() : close], True)
             found.append(Candidate(m.start(), close + 1, "boxed", choices, close + 1))
     found.extend(_answer_tags(text, read))
     lower = text.lower() if text.isascii() else None
     for m in _STATEMENT.finditer(text) if lower is None else _STATEMENT_LOWER.finditer(lower):
-        start = m.end() + len(text[m.end():m.end() + SPAN_CHARS]) - len(text[m.end():m.end() + SPAN_CHARS].lstrip())
-        line = text[start:start + SPAN_CHARS].split("\n", 1)[0]
+        start = m.end() + len(text[m.end() : m.end() + SPAN_CHARS]) - len(text[m.end() : m.end() + SPAN_CHARS].lstrip())
+        line = text[start : start + SPAN_CHARS].split("\n", 1)[0]
         choices, used = read(line, False)
         found.append(Candidate(m.start(), start + max(used, 1), "statement", choices, start + len(line)))
     for m in _SUFFIX.finditer(text) if lower is None else _SUFFIX_LOWER.finditer(lower):
@@ -347,7 +349,7 @@ def _subject(text: str, phrase_start: int, phrase_end: int, read: Read) -> Candi
         start += ends[-1].end()
         clause = text[start:phrase_start]
     for word in list(_WORD_START.finditer(clause))[-SUFFIX_SUBJECT_WORDS:]:
-        choices, _ = read(clause[word.start():], True)
+        choices, _ = read(clause[word.start() :], True)
         if choices:
             return Candidate(start + word.start(), phrase_end, "statement", choices, phrase_end)
     return Candidate(phrase_start, phrase_end, "statement", ())
@@ -372,7 +374,7 @@ def _answer_tags(text: str, read: Read) -> list[Candidate]:
         start = opening.start()
         closing = _TAG_CLOSE.search(text, opening.end())
         content_end = closing.start() if closing else len(text)
-        content = text[opening.end():content_end].strip()
+        content = text[opening.end() : content_end].strip()
         choices, _ = read(content, True)
         if not choices:  # "<answer>I think it is B</answer>"
             choices, _ = read(content, False)
@@ -389,7 +391,7 @@ def final_line(text: str, reader: ChoiceReader) -> Candidate | None:
     start = stripped.rfind("\n") + 1
     line = stripped[start:]
     lead = _LINE_LEAD.match(line)
-    choices, _ = reader.read(line[lead.end() if lead else 0:], whole=True)
+    choices, _ = reader.read(line[lead.end() if lead else 0 :], whole=True)
     return Candidate(start, len(stripped), "final_line", choices) if choices else None
 
 
@@ -397,7 +399,7 @@ def final_answer(candidates: list[Candidate], text: str) -> list[Candidate]:
     """The last candidate together with the candidates right before it that only a connective separates."""
     cluster = [candidates[-1]]
     for previous in reversed(candidates[:-1]):
-        gap = text[previous.end:cluster[-1].start] if previous.end < cluster[-1].start else ""
+        gap = text[previous.end : cluster[-1].start] if previous.end < cluster[-1].start else ""
         if len(gap) > 200 or _REVISION.search(gap) or len(_WORD.findall(gap)) > HEDGE_GAP_WORDS:
             break
         cluster.append(previous)

@@ -2,9 +2,9 @@
 
 Two stages:
 
-1. **extract** (:mod:`rewardkit.verifiers.multiple_choice.extract`) — keep the text after the last closed ``</think>`` (capped to its last ``max_chars``),
-   collect answer candidates (``\\boxed{}``/``\\fbox{}``, ``<answer>`` tags, statements such as
-   "the answer is", "B is correct"; when there is none, the last line alone: ``B``, ``(B)``, ``B) London``),
+1. **extract** (:mod:`rewardkit.verifiers.multiple_choice.extract`) — keep the text after the last closed
+   ``</think>`` (capped to its last ``max_chars``), collect answer candidates (``\\boxed{}``/``\\fbox{}``,
+   ``<answer>`` tags, statements such as "the answer is", "B is correct"; when there is none, the last line alone: ``B``, ``(B)``, ``B) London``),
    and read each one as a list of choices (letters, or option texts mapped to their letters). The last
    candidate is the answer; candidates right before it that only a connective separates ("or", ",", a line
    break) belong to the same answer, while one separated by reasoning or a revision ("wait, actually") is a
@@ -95,7 +95,10 @@ class Options:
 def _reader(valid: str, options: Options, config: MCQConfig) -> ChoiceReader:
     """One reader per option set: a GRPO group (and often a whole dataset) shares it."""
     return ChoiceReader(
-        valid, options.texts, lowercase=config.lowercase, match_option_text=config.match_option_text,
+        valid,
+        options.texts,
+        lowercase=config.lowercase,
+        match_option_text=config.match_option_text,
         digit_letters=config.letters if options.digit_labels else "",
     )
 
@@ -133,7 +136,7 @@ class MCQVerifier(Verifier):
         contexts = check_batch(completions, references, contexts)
         prepared: dict[int, tuple[Any, Options, str, ChoiceReader]] = {}
         verdicts = []
-        for completion, reference, context in zip(completions, references, contexts):
+        for completion, reference, context in zip(completions, references, contexts, strict=False):
             try:
                 context = context or {}
                 raw = context.get("options", context.get("choices"))
@@ -171,7 +174,7 @@ class MCQVerifier(Verifier):
             choices = [ch for cand in cluster for ch in cand.choices]
             after = cluster[-1].after
             if after >= 0:  # what follows the answer: "\\boxed{B} or C", "Answer: A" then lines "B", "C"
-                choices.extend(reader.read_after(text[after:after + SPAN_CHARS]))
+                choices.extend(reader.read_after(text[after : after + SPAN_CHARS]))
         with stage("mcq: compare"):
             verdict = self.compare(choices, gold, valid, cluster[-1].source)
         if options.digit_labels:  # the letters in the labels the model was shown

@@ -33,7 +33,7 @@ def run_io_tests(job: dict, deadline: float, events: Events, result: dict) -> No
         return
     result["load"] = {"status": "ok"}
     cap = int(job.get("max_output_bytes", 1 << 20))
-    for i, (given, expected) in enumerate(zip(job["inputs"], job["outputs"])):
+    for i, (given, expected) in enumerate(zip(job["inputs"], job["outputs"], strict=False)):
         limit = deadline if job.get("call_timeout") is None else min(deadline, time.monotonic() + job["call_timeout"])
         outcome, error, out = _run_case(given.encode("utf-8"), cap, limit, events)
         if outcome == "ran":
@@ -77,7 +77,7 @@ def _run_case(data: bytes, cap: int, limit: float, events: Events) -> tuple[str,
             readable, writable, _ = select.select([stdout_r], wfds, [], left)
             if writable:
                 try:
-                    pending = pending[os.write(stdin_w, pending[:65536]):]
+                    pending = pending[os.write(stdin_w, pending[:65536]) :]
                 except OSError:
                     pending = pending[:0]
                 if not pending:
@@ -126,10 +126,10 @@ def outputs_match(actual: str, expected: str, tolerance) -> bool:  # type: ignor
     a, b = _tokens(actual), _tokens(expected)
     if len(a) != len(b):
         return False
-    for line_a, line_b in zip(a, b):
+    for line_a, line_b in zip(a, b, strict=False):
         if len(line_a) != len(line_b):
             return False
-        for x, y in zip(line_a, line_b):
+        for x, y in zip(line_a, line_b, strict=False):
             if x != y and not _close(x, y, tolerance):
                 return False
     return True

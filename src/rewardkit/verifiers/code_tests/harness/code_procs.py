@@ -61,8 +61,16 @@ def nondumpable() -> bool:
 class Child:
     """A spawned process; ``returncode`` as in subprocess (negative: killed by that signal)."""
 
-    def __init__(self, argv: list[str], *, stdin: int, stdout: int, stderr: int, keep: tuple[int, ...] = (),
-                 pid: int | None = None) -> None:
+    def __init__(
+        self,
+        argv: list[str],
+        *,
+        stdin: int,
+        stdout: int,
+        stderr: int,
+        keep: tuple[int, ...] = (),
+        pid: int | None = None,
+    ) -> None:
         self.returncode: int | None = None
         STARTED[0] += 1
         if pid is not None:  # already started (forked by the zygote's spawner)
@@ -71,8 +79,9 @@ class Child:
         for fd in keep:
             os.set_inheritable(fd, True)
         actions = [(os.POSIX_SPAWN_DUP2, stdin, 0), (os.POSIX_SPAWN_DUP2, stdout, 1), (os.POSIX_SPAWN_DUP2, stderr, 2)]
-        self.pid = os.posix_spawn(argv[0], argv, dict(os.environ), file_actions=actions, setsid=True,
-                                  setsigdef=[*_SHIELDED, signal.SIGALRM])
+        self.pid = os.posix_spawn(
+            argv[0], argv, dict(os.environ), file_actions=actions, setsid=True, setsigdef=[*_SHIELDED, signal.SIGALRM]
+        )
 
     def settle(self, status: int) -> None:
         self.returncode = os.waitstatus_to_exitcode(status)

@@ -46,18 +46,54 @@ MAX_RESTARTS = 20
 # Modules of the standard library that a test may use under their own name, as the program's import:
 # imported here by the TEST's name (never by anything the program says), for names the program binds
 # to a module. Pure modules without import-time side effects; any other module stays the program's.
-SAFE_MODULES = frozenset((
-    "abc", "array", "base64", "binascii", "bisect", "calendar", "cmath", "collections", "copy", "dataclasses",
-    "datetime", "decimal", "difflib", "enum", "fractions", "functools", "hashlib", "heapq", "itertools", "json",
-    "keyword", "math", "numbers", "operator", "random", "re", "statistics", "string", "struct", "textwrap",
-    "types", "typing", "unicodedata", "zlib",
-))
+SAFE_MODULES = frozenset(
+    (
+        "abc",
+        "array",
+        "base64",
+        "binascii",
+        "bisect",
+        "calendar",
+        "cmath",
+        "collections",
+        "copy",
+        "dataclasses",
+        "datetime",
+        "decimal",
+        "difflib",
+        "enum",
+        "fractions",
+        "functools",
+        "hashlib",
+        "heapq",
+        "itertools",
+        "json",
+        "keyword",
+        "math",
+        "numbers",
+        "operator",
+        "random",
+        "re",
+        "statistics",
+        "string",
+        "struct",
+        "textwrap",
+        "types",
+        "typing",
+        "unicodedata",
+        "zlib",
+    )
+)
 # Exceptions a candidate's raise may become in the tests, by name, taken before any candidate runs.
 # Not StopIteration/StopAsyncIteration: raised from a call inside ``map`` or ``zip`` they would end the
 # test's loop early and quietly, and the loop would count as finished.
-BUILTIN_EXCEPTIONS = {name: value for name, value in vars(builtins).items()
-                      if isinstance(value, type) and issubclass(value, Exception)
-                      and not issubclass(value, (StopIteration, StopAsyncIteration))}
+BUILTIN_EXCEPTIONS = {
+    name: value
+    for name, value in vars(builtins).items()
+    if isinstance(value, type)
+    and issubclass(value, Exception)
+    and not issubclass(value, (StopIteration, StopAsyncIteration))
+}
 
 
 class CandidateFailure(Exception):
@@ -141,8 +177,13 @@ class Candidate:
         from_child, to_parent = os.pipe()
         devnull = os.open(os.devnull, os.O_RDONLY)
         try:
-            self.proc = spawn_python([RUNNER, PROGRAM, str(to_child), str(to_parent)], stdin=devnull, stdout=2,
-                                     stderr=2, keep=(to_child, to_parent))
+            self.proc = spawn_python(
+                [RUNNER, PROGRAM, str(to_child), str(to_parent)],
+                stdin=devnull,
+                stdout=2,
+                stderr=2,
+                keep=(to_child, to_parent),
+            )
         except OSError as exc:
             for fd in (to_child, from_parent, from_child, to_parent):
                 os.close(fd)
@@ -160,8 +201,10 @@ class Candidate:
             raise self.crash("bad_reply", "the program's process sent garbage")
         if reply.get("op") == "error":
             kind = reply.get("kind")
-            self.load_error = {"status": "compile_error" if kind == "compile_error" else "runtime_error",
-                               "error": str(reply.get("error") or f"{reply.get('raise')}: {reply.get('msg')}")[:2000]}
+            self.load_error = {
+                "status": "compile_error" if kind == "compile_error" else "runtime_error",
+                "error": str(reply.get("error") or f"{reply.get('raise')}: {reply.get('msg')}")[:2000],
+            }
             if reply.get("raise") == "MemoryError":
                 self.events.add("memory_errors")
             self.stop()
@@ -184,7 +227,9 @@ class Candidate:
 
     def _receive(self, limit: float | None = None):  # type: ignore[no-untyped-def]
         if limit is None:
-            limit = self.deadline if self.call_timeout is None else min(self.deadline, time.monotonic() + self.call_timeout)
+            limit = (
+                self.deadline if self.call_timeout is None else min(self.deadline, time.monotonic() + self.call_timeout)
+            )
         try:
             return wire.receive(self.rfd, limit)
         except wire.WireTimeout:
@@ -273,8 +318,13 @@ def run_function_tests(job: dict, deadline: float, events: Events, result: dict)
             result["load"] = candidate.load_error or {"status": "runtime_error", "error": str(exc)}
             return
         result["load"] = {"status": "ok"}
-        namespace = {"__name__": "__rk_tests__", "__builtins__": builtins, "__rk_record__": recorder,
-                     "__rk_commit__": recorder.commit, "__rk_Deadline__": Deadline}
+        namespace = {
+            "__name__": "__rk_tests__",
+            "__builtins__": builtins,
+            "__rk_record__": recorder,
+            "__rk_commit__": recorder.commit,
+            "__rk_Deadline__": Deadline,
+        }
         _bind_candidate_names(namespace, candidate, job["names"])
         errors: list[str] = []
         for statement in job["statements"]:
@@ -291,8 +341,13 @@ def run_function_tests(job: dict, deadline: float, events: Events, result: dict)
                 before = len(errors)
                 finished = _run_statement("check(__rk_entry__)", namespace, errors, recorder)
                 if not recorder.outcomes:
-                    recorder.outcomes.append({"line": 0, "source": f"check({entry})",
-                                              "outcome": "pass" if finished and len(errors) == before else "fail"})
+                    recorder.outcomes.append(
+                        {
+                            "line": 0,
+                            "source": f"check({entry})",
+                            "outcome": "pass" if finished and len(errors) == before else "fail",
+                        }
+                    )
         result["errors"] = errors[:10]
     except Deadline:
         timed_out = True
@@ -391,7 +446,7 @@ def main() -> None:
     line = f"{RESULT_TAG} {nonce} {json.dumps(result, separators=(',', ':'))}\n".encode()
     view = memoryview(line)
     while view:
-        view = view[os.write(1, view):]
+        view = view[os.write(1, view) :]
     os._exit(0)
 
 

@@ -61,8 +61,13 @@ def encode(value, handles=None, depth=0, handle_of=None):  # type: ignore[no-unt
         tag = tags[t]
         return [tag, [encode(v, handles, depth + 1, handle_of) for v in value]]
     if t is dict:
-        return ["d", [[encode(k, handles, depth + 1, handle_of), encode(v, handles, depth + 1, handle_of)]
-                      for k, v in value.items()]]
+        return [
+            "d",
+            [
+                [encode(k, handles, depth + 1, handle_of), encode(v, handles, depth + 1, handle_of)]
+                for k, v in value.items()
+            ],
+        ]
     if handles is None:
         raise WireError(f"cannot send a {t.__name__} value")
     key = len(handles) + 1
@@ -113,7 +118,7 @@ def copy_back(args, after) -> None:  # type: ignore[no-untyped-def]
     """In-place changes the candidate made to list/dict/set arguments, applied to the caller's objects."""
     if type(after) is not list or len(after) != len(args):
         return
-    for arg, node in zip(args, after):
+    for arg, node in zip(args, after, strict=False):
         if node is None or type(arg) not in (list, dict, set):
             continue
         new = decode(node)
@@ -132,7 +137,7 @@ def send(fd: int, message) -> None:  # type: ignore[no-untyped-def]
         raise WireError(f"message of {len(body)} bytes is over the {MAX_FRAME}-byte limit")
     data = memoryview(len(body).to_bytes(4, "big") + body)
     while data:
-        data = data[os.write(fd, data):]
+        data = data[os.write(fd, data) :]
 
 
 def _read_exact(fd: int, size: int, deadline: float | None) -> bytes:
