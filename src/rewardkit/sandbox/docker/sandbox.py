@@ -49,10 +49,10 @@ class DockerSandbox(Sandbox):
     ``image``: the sandbox image (build it with ``rewardkit sandbox-image``); ``pool_size``: warm
     containers, i.e. runs at once (default: the CPU count, between 2 and 8); ``limits``: the default
     :class:`Limits` of a run, which also size the containers' cgroup caps (a run asking for more raises its
-    container's caps first); ``cpus``: CPU cap per container; ``scratch_bytes``: size of the /tmp tmpfs (default ``limits.max_scratch_bytes``);
-    ``shm_bytes``: size of /dev/shm; ``fresh_container_per_run``: replace the container after every run
-    instead of wiping it; ``env``: extra environment variables for programs; ``runtime``: an engine
-    runtime such as ``runsc`` (gVisor) for a stronger boundary than runc's; ``zygote``: each container's
+    container's caps first); ``cpus``: CPU cap per container; ``scratch_bytes``: size of the /tmp tmpfs (default
+    ``limits.max_scratch_bytes``); ``shm_bytes``: size of /dev/shm; ``fresh_container_per_run``: replace the
+    container after every run instead of wiping it; ``env``: extra environment variables for programs; ``runtime``:
+    an engine runtime such as ``runsc`` (gVisor) for a stronger boundary than runc's; ``zygote``: each container's
     supervisor imports the code harness once and forks a run's harness processes instead of starting
     interpreters (``False``: the per-run exec path, for comparison or as a fallback). Other commands run
     the same way in both modes.

@@ -260,7 +260,8 @@ class Zygote:
         """The zygote's cgroup with this run's caps, made once: the zygote is moved into it (its runs are the
         OOM killer's first choice, oom_score_adj 1000), so that each run it forks starts in it and nothing
         is attached per run (moving a process between cgroups waits for an RCU grace period: longer than the
-        rest of a run). The zygote's own pages stay charged where they were; between runs nothing else is in the group."""
+        rest of a run). The zygote's own pages stay charged where they were; between runs nothing else is in the
+        group."""
         memory, processes = limits.memory_bytes + limits.max_scratch_bytes, limits.max_processes + 5
         if self.group is None:
             self.group = RunCgroup.create(memory, processes)

@@ -4,10 +4,10 @@ Two stages:
 
 1. **extract** (:mod:`rewardkit.verifiers.multiple_choice.extract`) — keep the text after the last closed
    ``</think>`` (capped to its last ``max_chars``), collect answer candidates (``\\boxed{}``/``\\fbox{}``,
-   ``<answer>`` tags, statements such as "the answer is", "B is correct"; when there is none, the last line alone: ``B``, ``(B)``, ``B) London``),
-   and read each one as a list of choices (letters, or option texts mapped to their letters). The last
-   candidate is the answer; candidates right before it that only a connective separates ("or", ",", a line
-   break) belong to the same answer, while one separated by reasoning or a revision ("wait, actually") is a
+   ``<answer>`` tags, statements such as "the answer is", "B is correct"; when there is none, the last line alone:
+   ``B``, ``(B)``, ``B) London``), and read each one as a list of choices (letters, or option texts mapped to their
+   letters). The last candidate is the answer; candidates right before it that only a connective separates ("or",
+   ",", a line break) belong to the same answer, while one separated by reasoning or a revision ("wait, actually") is a
    draft and is ignored.
 2. **compare** (here) — several different letters are a hedge, a letter whose attached text names a different
    option is a contradiction, a letter outside the options is invalid; otherwise the letter must equal the gold.
