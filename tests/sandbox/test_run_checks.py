@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from rewardkit import SandboxError
-from rewardkit.sandbox.docker import sandbox as docker_sandbox
 from rewardkit.sandbox.base import Limits
+from rewardkit.sandbox.docker import sandbox as docker_sandbox
 from rewardkit.sandbox.local.launch import clean_env, limit_argv, rlimits_preexec, sandbox_path
 from rewardkit.sandbox.run_checks import check_run, ran_out_of_memory, rlimits
 
