@@ -273,3 +273,11 @@ def test_the_profile_has_a_fork_stage() -> None:
     stages = {name: calls for name, calls, _, _ in profile.rows()}
     fork = [name for name in stages if name.startswith("code: fork")]
     assert fork and stages[fork[0]] == 1, profile.render()
+
+
+def test_the_zygote_preloads_exactly_the_harness_the_code_verifier_ships():
+    from rewardkit.sandbox import harness_files as shared
+    from rewardkit.verifiers.code_tests import job
+
+    assert shared.HARNESS_COMMAND == job.COMMAND
+    assert shared.harness_files() == job._harness_sources()  # same names, same bytes

@@ -25,18 +25,16 @@ import time
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
-from importlib import resources
 from typing import Any
 
 from rewardkit._errors import ConfigError, SandboxError
 from rewardkit.sandbox.base import Limits, RunResult, Sandbox
 from rewardkit.sandbox.docker.image_build import DEFAULT_IMAGE, docker_client
 from rewardkit.sandbox.docker.pool import ContainerPool, ContainerSpec, Slot
+from rewardkit.sandbox.harness_files import HARNESS_COMMAND, harness_files
 from rewardkit.sandbox.run_checks import check_run, clean_env, ran_out_of_memory
 
 SCRATCH_DIR = "/tmp/run"
-# The code harness's command (rewardkit.verifiers.code_tests.job.COMMAND), which the zygote runs forked.
-HARNESS_COMMAND = ("python3", "-I", "-S", "-B", "code_supervisor.py")
 # The whole environment a program sees (the same as the local backend's): nothing inherited.
 CLEAN_ENV = clean_env("/usr/local/bin:/usr/bin:/bin", SCRATCH_DIR)
 # Seconds the host waits beyond the wall-clock limit for the supervisor's answer before it gives up.
@@ -102,7 +100,7 @@ class DockerSandbox(Sandbox):
         )
         self.zygote = bool(zygote)
         self.forked_runs = 0  # harness runs the zygote served by forking (the rest exec'd their command)
-        self._harness = _harness_sources() if self.zygote else {}
+        self._harness = harness_files() if self.zygote else {}
         harness = {name: data.decode() for name, data in self._harness.items()} if self.zygote else None
         self.pool = ContainerPool(self.client, spec, pool_size, harness=harness)
 
@@ -204,13 +202,6 @@ class DockerSandbox(Sandbox):
         pool = getattr(self, "pool", None)
         if pool is not None:
             pool.close()
-
-
-def _harness_sources() -> dict[str, bytes]:
-    from rewardkit.verifiers.code_tests.job import HARNESS_FILES
-
-    package = resources.files("rewardkit.verifiers")
-    return {name: package.joinpath(name).read_bytes() for name in HARNESS_FILES}
 
 
 def _b64(data: bytes | str) -> str:

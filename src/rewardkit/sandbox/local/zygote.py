@@ -22,11 +22,11 @@ import struct
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
-from importlib import resources
 from pathlib import Path
 
 from rewardkit.sandbox import seccomp_bpf
 from rewardkit.sandbox.base import Limits
+from rewardkit.sandbox.harness_files import HARNESS_COMMAND
 from rewardkit.sandbox.local.cgroup import RunCgroup
 from rewardkit.sandbox.local.launch import SCRATCH, _system_binds, clean_env, sandbox_path
 
@@ -42,18 +42,8 @@ class ZygoteFailure(Exception):
     """The zygote broke its protocol or died: it is killed and replaced."""
 
 
-def harness_files() -> dict[str, bytes]:
-    """The harness sources the zygote has imported (a job with other bytes under these names is not run by it)."""
-    from rewardkit.verifiers.code_tests.job import HARNESS_FILES
-
-    package = resources.files("rewardkit.verifiers")
-    return {name: package.joinpath(name).read_bytes() for name in HARNESS_FILES}
-
-
 def is_harness_job(command: Sequence[str], files: Mapping[str, bytes], harness: Mapping[str, bytes]) -> bool:
-    from rewardkit.verifiers.code_tests.job import COMMAND
-
-    return tuple(command) == COMMAND and all(files.get(name) == data for name, data in harness.items())
+    return tuple(command) == HARNESS_COMMAND and all(files.get(name) == data for name, data in harness.items())
 
 
 def make_zygote_dir(harness: Mapping[str, bytes]) -> str:

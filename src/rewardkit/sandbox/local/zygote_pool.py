@@ -15,10 +15,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from rewardkit.sandbox.base import Limits, RunResult
+from rewardkit.sandbox.harness_files import harness_files
 from rewardkit.sandbox.local.cgroup import RunCgroup
 from rewardkit.sandbox.local.launch import clean_env
 from rewardkit.sandbox.local.pump import pump_fds, run_result
-from rewardkit.sandbox.local.zygote import Zygote, ZygoteFailure, harness_files, make_zygote_dir
+from rewardkit.sandbox.local.zygote import Zygote, ZygoteFailure, make_zygote_dir
 from rewardkit.sandbox.run_checks import rlimits
 
 
