@@ -258,28 +258,37 @@ def run(req):
     except OSError:  # no fork (the pids cap still full): the root wipe below and the leftover check decide
         helper = None
     os.close(result_w)
-    raw = bytearray()
-    while True:
-        chunk = os.read(result_r, 1 << 20)
-        if not chunk:
-            break
-        raw += chunk
-    os.close(result_r)
+    raw = read_to_end(result_r)
     if helper is not None:
         os.waitpid(helper, 0)
-    try:
-        files = json.loads(raw or b"{}")
-    except ValueError:
-        files = {}
     kill_everything()
     for top in WRITABLE_DIRS:
         wipe(top)  # as root: what the helper could not remove is the run's own root-owned files and dirs
     left = leftovers()
-    exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
-    sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+    return run_answer(status, out, err, why, duration, ooms, raw, clean_before and killed_all, start_error, left)
+
+
+def read_to_end(fd):
+    raw = bytearray()
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            break
+        raw += chunk
+    os.close(fd)
+    return raw
+
+
+def run_answer(status, out, err, why, duration, ooms, raw_files, clean, start_error, left):
+    """The answer for one finished run (both supervisors send it): ``raw_files`` is the collected files'
+    JSON, ``clean`` whether the run was clean before it and every process of it was killed after."""
+    try:
+        files = json.loads(raw_files or b"{}")
+    except ValueError:
+        files = {}
     return {
-        "exit_code": exit_code,
-        "signal": sig,
+        "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+        "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
         "stdout": base64.b64encode(bytes(out)).decode(),
         "stderr": base64.b64encode(bytes(err)).decode(),
         "duration": duration,
@@ -287,7 +296,7 @@ def run(req):
         "output_truncated": why == "output",
         "oom_killed": oom_kills() > ooms,
         "files": files,
-        "clean": bool(clean_before and killed_all and not left),
+        "clean": bool(clean and not left),
         "guarded": GUARD_AVAILABLE,
         "start_error": start_error,
         "leftovers": left[:20],

@@ -44,6 +44,8 @@ if "prestart_harness" not in globals():  # on the host; in a container the other
         oom_kills,
         pump,
         read_exact,
+        read_to_end,
+        run_answer,
         start_program,
         write_files,
     )
@@ -304,30 +306,12 @@ def zygote_run(req, pre, clean_before, spare):
         why = drain(out_r, out, err_r, err, req["limits"]["max_output_bytes"]) or why
     os.close(out_r)
     os.close(err_r)
-    try:
-        files_out = json.loads(raw or b"{}")
-    except ValueError:
-        files_out = {}
     reap()
     wipe_all()  # as root: the run's own root-owned files and dirs, and what the helper could not remove
     wiped = time.monotonic()
     left = leftovers(spare=set(spare))
-    exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
-    sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
     return {
-        "exit_code": exit_code,
-        "signal": sig,
-        "stdout": base64.b64encode(bytes(out)).decode(),
-        "stderr": base64.b64encode(bytes(err)).decode(),
-        "duration": duration,
-        "timed_out": why == "timeout",
-        "output_truncated": why == "output",
-        "oom_killed": oom_kills() > ooms,
-        "files": files_out,
-        "clean": bool(clean_before and killed_all and not left),
-        "guarded": GUARD_AVAILABLE,
-        "start_error": start_error,
-        "leftovers": left[:20],
+        **run_answer(status, out, err, why, duration, ooms, raw, clean_before and killed_all, start_error, left),
         "zygote": harness,
         "phases": {
             "files": started - begun,
@@ -355,17 +339,6 @@ def close_prestarted(pre):
         except OSError:  # already gone (the template reports it all the same)
             pass
     exit_status_from(pre, True)
-
-
-def read_to_end(fd):
-    raw = bytearray()
-    while True:
-        chunk = os.read(fd, 1 << 20)
-        if not chunk:
-            break
-        raw += chunk
-    os.close(fd)
-    return raw
 
 
 def end_run(req, result_w, spare):
