@@ -179,3 +179,31 @@ def inside_boundary() -> str | None:
     if os.getpid() > 1000:
         return "this process is not in a fresh PID namespace"
     return None
+
+
+HOSTILE_DIR = os.path.dirname(os.path.abspath(__file__))
+REPO_ROOT = os.path.dirname(os.path.dirname(HOSTILE_DIR))
+REFUSAL = "refusing to run hostile programs outside the disposable boundary"
+
+
+def import_bare(module: str) -> subprocess.CompletedProcess[str]:
+    """Import a hostile-program module outside any boundary (it must refuse)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RK_HOSTILE")}
+    return subprocess.run(
+        [sys.executable, "-c", f"import {module}"],
+        cwd=HOSTILE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def pytest_inside(programs_file: str) -> tuple[subprocess.CompletedProcess[str], str]:
+    """Run one hostile-program module's tests with pytest inside a fresh boundary; (result, report)."""
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "CI", "PYTHONPATH")}
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
+    argv += [os.path.join(HOSTILE_DIR, programs_file), "-o", "addopts=-ra", "--timeout=300"]
+    done = run_inside(argv, env=env, timeout=600, pids_max=512, memory_bytes=4 << 30, cwd=REPO_ROOT)
+    return done, (done.stdout[-6000:] + "\n" + done.stderr[-3000:]).strip()
