@@ -67,6 +67,21 @@ class Launch:
     seccomp: bytes | None = None  # a filter the caller loads in the child (rlimits isolation only)
 
 
+# The namespaces of the unshare level, for a fork-exec run and for a zygote alike: own PID namespace (its
+# init killed with the parent), /proc, network, IPC, UTS and mounts.
+UNSHARE_NAMESPACES = (
+    "unshare",
+    "--pid",
+    "--fork",
+    "--kill-child",
+    "--mount-proc",
+    "--net",
+    "--ipc",
+    "--uts",
+    "--mount",
+)
+
+
 def detect_isolation(requested: str) -> str:
     """The isolation to use for ``requested``; raises SandboxError naming what is missing."""
     if requested not in ISOLATIONS:
@@ -226,15 +241,7 @@ def unshare_launch(
         '|| exit 125; fi; done && cd /tmp && shift 2 && exec "$@"'
     )
     argv = [
-        "unshare",
-        "--pid",
-        "--fork",
-        "--kill-child",
-        "--mount-proc",
-        "--net",
-        "--ipc",
-        "--uts",
-        "--mount",
+        *UNSHARE_NAMESPACES,
         "--",
         "sh",
         "-c",

@@ -28,7 +28,7 @@ from rewardkit.sandbox import seccomp_bpf
 from rewardkit.sandbox.base import Limits
 from rewardkit.sandbox.harness_files import HARNESS_COMMAND
 from rewardkit.sandbox.local.cgroup import RunCgroup
-from rewardkit.sandbox.local.launch import SCRATCH, _system_binds, clean_env, sandbox_path
+from rewardkit.sandbox.local.launch import SCRATCH, UNSHARE_NAMESPACES, _system_binds, clean_env, sandbox_path
 
 INSIDE = "/rk-zygote"  # where the zygote's own files are bound (bwrap)
 CAPS = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_KILL")
@@ -122,17 +122,7 @@ def zygote_argv(isolation: str, zygote_dir: str, ctrl_fd: int, seccomp: bytes | 
             argv += ["--cap-add", cap]
         here, scratch = INSIDE, SCRATCH
     else:
-        argv = [
-            "unshare",
-            "--pid",
-            "--fork",
-            "--kill-child",
-            "--mount-proc",
-            "--net",
-            "--ipc",
-            "--uts",
-            "--mount",
-        ]
+        argv = list(UNSHARE_NAMESPACES)
         here, scratch = zygote_dir, "/tmp"
     return [
         *argv,
