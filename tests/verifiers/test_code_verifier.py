@@ -231,6 +231,12 @@ def test_bad_settings_name_the_field() -> None:
         rk.get_verifier("code", sandbox="lokal")
     with pytest.raises(rk.ConfigError, match="tolerance must be 'auto'"):
         rk.get_verifier("code", tolerance="loose")
+    with pytest.raises(rk.ConfigError, match="partial_credit: expected true or false"):
+        rk.get_verifier("code", partial_credit="no")
+    from rewardkit.verifiers.code_tests.verifier import CodeConfig
+
+    with pytest.raises(rk.ConfigError, match="partial_credit must be true or false, got 1"):
+        CodeConfig(partial_credit=1)  # type: ignore[arg-type]
 
 
 def test_settings_are_the_sandbox_limits_with_the_verifiers_own_defaults() -> None:
@@ -249,6 +255,7 @@ def test_settings_are_the_sandbox_limits_with_the_verifiers_own_defaults() -> No
         "max_scratch_bytes": 64 << 20,
         "call_timeout": 3.0,
         "tolerance": "auto",
+        "partial_credit": True,
         "workers": None,
     }
     assert CodeConfig().limits() == Limits(max_processes=16)
@@ -412,3 +419,60 @@ def test_the_recorder_credits_only_finished_statements() -> None:
     with pytest.raises(Deadline):
         late(0, True, None)  # past the deadline nothing more is recorded
     assert late.outcomes[0]["outcome"] == "not_run"
+
+
+# -- partial_credit=False: binary score, stop at the first failing test ------------------------------
+
+HOG = "def f(n):\n    if n == 1:\n        return 0\n    x = [0]\n    while True:\n        x.append(x[-1] + 1)\n"
+HOG_TESTS = {
+    "test": "def check(candidate):\n" + "".join(f"    assert candidate({n}) == {n}\n" for n in range(1, 6)),
+    "entry_point": "f",
+}
+
+
+@pytest.mark.parametrize(
+    "program, reference",
+    [
+        ("def add(a, b):\n    return a + b if a > 0 else 1\n", ADD_TESTS),  # top-level asserts
+        (HOG, HOG_TESTS),  # check(candidate): the first assert fails, the second would hang
+        ("print(int(input()) * 2)", {"inputs": ["1", "2", "3"], "outputs": ["2", "5", "6"]}),  # stdin/stdout
+        (
+            "import time\nn = int(input())\nif n > 1: time.sleep(30)\nprint(n)",
+            {"inputs": ["2", "1"], "outputs": ["2", "1"]},
+        ),  # the first case runs out of time
+    ],
+)
+def test_without_partial_credit_the_first_failure_ends_the_run(verifier, program, reference) -> None:
+    partial = verifier.verify(program, reference)
+    with rk.get_verifier("code", sandbox="local", wall_time=4, call_timeout=1.0, partial_credit=False) as binary:
+        started = time.monotonic()
+        verdict = binary.verify(program, reference)
+        seconds = time.monotonic() - started
+        outcomes = [t["outcome"] for t in verdict.details["tests"]]
+        assert verdict.correct is False and verdict.score == 0.0 and partial.correct is False
+        assert verdict.details["stopped"] == "first failure"
+        failed = next(i for i, outcome in enumerate(outcomes) if outcome != "pass")
+        assert outcomes[failed] in ("fail", "timeout") and set(outcomes[failed + 1 :]) == {"not_run"}
+        assert outcomes[:failed] == [t["outcome"] for t in partial.details["tests"]][:failed]
+        assert seconds < 3.5  # the hang after the first failure never ran (the budget is 4 s)
+        passing = binary.verify("def add(a, b):\n    return a + b\n", ADD_TESTS)
+        assert (passing.score, passing.correct, passing.status) == (1.0, True, "ok")
+        assert "stopped" not in passing.details
+
+
+def test_the_recorder_stops_at_the_first_failure_when_asked() -> None:
+    from rewardkit.verifiers.code_tests.harness.code_recorder import FirstFailure, Recorder
+
+    sites = [{"line": n, "source": str(n), "repeat": None} for n in range(3)]
+    recorder = Recorder(sites, time.monotonic() + 60, stop_at_failure=True)
+    recorder(0, True, None)
+    with pytest.raises(FirstFailure):
+        recorder(1, False, None)
+    with pytest.raises(FirstFailure):  # test code that swallowed it records nothing more
+        recorder(2, True, None)
+    assert [o["outcome"] for o in recorder.outcomes] == ["pass", "fail", "not_run"]
+    assert not issubclass(FirstFailure, Exception)
+    keeps_going = Recorder(sites, time.monotonic() + 60)
+    keeps_going(0, False, None)
+    keeps_going(1, True, None)
+    assert [o["outcome"] for o in keeps_going.outcomes] == ["fail", "pass", "not_run"]

@@ -73,6 +73,7 @@ class HarnessJob:
     limits: Limits
     nonce: str
     tests_total: int
+    partial_credit: bool = True
 
 
 def _harness_sources() -> dict[str, bytes]:
@@ -172,8 +173,11 @@ def prepare_job(
     *,
     call_timeout: float | None = None,
     tolerance: float | str | None = "auto",
+    partial_credit: bool = True,
 ) -> HarnessJob:
-    """The command, files and stdin that judge ``program`` against ``reference`` in any sandbox."""
+    """The command, files and stdin that judge ``program`` against ``reference`` in any sandbox.
+
+    Without ``partial_credit`` the score is 1 or 0 and the harness stops at the first failing test."""
     global _SOURCES
     if _SOURCES is None:
         _SOURCES = _harness_sources()
@@ -187,10 +191,11 @@ def prepare_job(
         "budget": harness_budget(limits.wall_time),
         "call_timeout": call_timeout,
         "max_output_bytes": limits.max_output_bytes,
+        "stop_at_failure": not partial_credit,
     }
     total = len(spec["inputs"]) if spec["mode"] == "io" else 0
     files = {**_SOURCES, "program.py": program.encode("utf-8", "surrogatepass")}
-    return HarnessJob(COMMAND, files, json.dumps(job).encode(), limits, nonce, total)
+    return HarnessJob(COMMAND, files, json.dumps(job).encode(), limits, nonce, total, partial_credit)
 
 
 @functools.lru_cache(maxsize=512)
@@ -254,6 +259,8 @@ def parse_result(job: HarnessJob, result: RunResult, extracted: str | None = Non
     passed = sum(1 for t in tests if t.get("outcome") == "pass")
     total = max(len(tests), job.tests_total, 1)
     details.update(tests=tests, passed=passed, total=total, events=events, harness_seconds=report.get("seconds"))
+    if report.get("stopped"):
+        details["stopped"] = report["stopped"]
     if report.get("errors"):
         details["errors"] = report["errors"]
     load = report.get("load") or {}
@@ -279,7 +286,8 @@ def parse_result(job: HarnessJob, result: RunResult, extracted: str | None = Non
         status = RUNTIME_ERROR
     else:
         status = OK
-    return Verdict(passed / total, correct, status, extracted, details)
+    score = passed / total if job.partial_credit else float(correct)
+    return Verdict(score, correct, status, extracted, details)
 
 
 def with_limits(job: HarnessJob, limits: Limits) -> HarnessJob:

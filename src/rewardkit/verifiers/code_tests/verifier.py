@@ -38,6 +38,7 @@ class CodeConfig(Limits):
     max_processes: int = 16
     call_timeout: float | None = 3.0
     tolerance: float | str | None = "auto"
+    partial_credit: bool = True
     workers: int | None = None
 
     def __post_init__(self) -> None:
@@ -66,6 +67,8 @@ class CodeConfig(Limits):
             )
         if not valid_tolerance(self.tolerance):
             raise ConfigError(f"code verifier: tolerance must be 'auto', a number >= 0 or None, got {self.tolerance!r}")
+        if not isinstance(self.partial_credit, bool):
+            raise ConfigError(f"code verifier: partial_credit must be true or false, got {self.partial_credit!r}")
         if self.workers is not None and (not isinstance(self.workers, int) or self.workers < 1):
             raise ConfigError(f"code verifier: workers must be an integer >= 1 or None, got {self.workers!r}")
 
@@ -127,7 +130,12 @@ class CodeVerifier(Verifier):
             return Verdict.fail(NO_ANSWER, None, error="no program in the completion")
         try:
             job = prepare_job(
-                program, reference, self._limits, call_timeout=self.config.call_timeout, tolerance=self.config.tolerance
+                program,
+                reference,
+                self._limits,
+                call_timeout=self.config.call_timeout,
+                tolerance=self.config.tolerance,
+                partial_credit=self.config.partial_credit,
             )
         except InvalidReference as exc:
             return Verdict.fail(INVALID_REFERENCE, program, error=f"bad reference (not the model's fault): {exc}")

@@ -44,6 +44,9 @@ def run_io_tests(job: dict, deadline: float, events: Events, result: dict) -> No
             tests[i]["error"] = error
         if time.monotonic() >= deadline:
             raise Deadline()
+        if outcome != "pass" and job.get("stop_at_failure"):
+            result["stopped"] = "first failure"
+            return
 
 
 def _run_case(data: bytes, cap: int, limit: float, events: Events) -> tuple[str, str | None, bytes]:

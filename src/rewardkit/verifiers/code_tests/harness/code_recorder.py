@@ -27,20 +27,29 @@ def describe(exc: BaseException, size: int = 300) -> str:
         return f"{type(exc).__name__}: <unprintable>"
 
 
+class FirstFailure(BaseException):
+    """A test failed and the job stops at the first failure (``partial_credit`` off): no later test can
+    change the verdict. A BaseException, so that test code's ``except Exception`` does not swallow it."""
+
+
 class Recorder:
     """Called by the instrumented tests as ``__rk_record__(site, value, exc)``."""
 
-    def __init__(self, sites: list[dict], deadline: float) -> None:
+    def __init__(self, sites: list[dict], deadline: float, stop_at_failure: bool = False) -> None:
         self.outcomes = [{"line": s["line"], "source": s["source"], "outcome": "not_run"} for s in sites]
         self.repeat = [s.get("repeat") for s in sites]
         self.deadline = deadline
         self.pending: set[int] = set()
         self.crashed = False  # the candidate crashed or timed out since the last recorded test (the next one fails)
         self.broken = False  # a statement was cut short: sites in helper functions cannot be trusted
+        self.stop_at_failure = stop_at_failure
+        self.failed = False
 
     def __call__(self, index: int, value, exc) -> None:  # type: ignore[no-untyped-def]
         if time.monotonic() >= self.deadline:
             raise Deadline()  # test code that swallowed the deadline records nothing more
+        if self.failed and self.stop_at_failure:
+            raise FirstFailure()  # test code that swallowed it records nothing more either
         entry = self.outcomes[index]
         crashed, self.crashed = self.crashed, False
         if entry["outcome"] == "fail":
@@ -58,6 +67,9 @@ class Recorder:
             self.pending.discard(index)
             entry["error"] = error
             entry["outcome"] = "fail"
+            self.failed = True
+            if self.stop_at_failure:
+                raise FirstFailure()
         elif self.repeat[index]:
             self.pending.add(index)
         else:

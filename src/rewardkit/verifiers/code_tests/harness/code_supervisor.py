@@ -35,7 +35,7 @@ sys.path.insert(0, HERE)
 import code_io_cases
 import code_wire as wire
 from code_procs import STARTED, Child, Deadline, Events, nondumpable, shield_signals, spawn_python, sweep
-from code_recorder import Recorder, describe
+from code_recorder import FirstFailure, Recorder, describe
 
 sys.path.remove(HERE)  # the candidate can write here: nothing may be imported from it from now on
 
@@ -307,7 +307,7 @@ class Candidate:
 
 def run_function_tests(job: dict, deadline: float, events: Events, result: dict) -> None:
     """Run the tests, already instrumented on the host (``code_instrument``), against the candidate."""
-    recorder = Recorder(job["sites"], deadline)
+    recorder = Recorder(job["sites"], deadline, bool(job.get("stop_at_failure")))
     candidate = Candidate(deadline, job.get("call_timeout"), events, on_crash=recorder.crash)
     result.update(mode="function", tests=recorder.outcomes)
     timed_out = False
@@ -327,27 +327,10 @@ def run_function_tests(job: dict, deadline: float, events: Events, result: dict)
         }
         _bind_candidate_names(namespace, candidate, job["names"])
         errors: list[str] = []
-        for statement in job["statements"]:
-            _run_statement(statement, namespace, errors, recorder)
-        entry = job.get("entry_point")
-        if entry:
-            check = namespace.get("check")
-            namespace["__rk_entry__"] = Remote(candidate, ["n", entry], candidate.gen, f"candidate {entry}")
-            if not callable(check):
-                errors.append("the reference defines no check(candidate) function")
-            elif entry not in candidate.names:
-                errors.append(f"the program defines no {entry!r}")
-            else:
-                before = len(errors)
-                finished = _run_statement("check(__rk_entry__)", namespace, errors, recorder)
-                if not recorder.outcomes:
-                    recorder.outcomes.append(
-                        {
-                            "line": 0,
-                            "source": f"check({entry})",
-                            "outcome": "pass" if finished and len(errors) == before else "fail",
-                        }
-                    )
+        try:
+            _run_tests(job, namespace, candidate, errors, recorder)
+        except FirstFailure:
+            result["stopped"] = "first failure"
         result["errors"] = errors[:10]
     except Deadline:
         timed_out = True
@@ -357,12 +340,40 @@ def run_function_tests(job: dict, deadline: float, events: Events, result: dict)
         candidate.stop()
 
 
+def _run_tests(job: dict, namespace: dict, candidate: Candidate, errors: list[str], recorder: Recorder) -> None:
+    """The top-level statements of the tests, then ``check(entry point)`` when the reference names one."""
+    for statement in job["statements"]:
+        _run_statement(statement, namespace, errors, recorder)
+    entry = job.get("entry_point")
+    if entry:
+        check = namespace.get("check")
+        namespace["__rk_entry__"] = Remote(candidate, ["n", entry], candidate.gen, f"candidate {entry}")
+        if not callable(check):
+            errors.append("the reference defines no check(candidate) function")
+        elif entry not in candidate.names:
+            errors.append(f"the program defines no {entry!r}")
+        else:
+            before = len(errors)
+            finished = _run_statement("check(__rk_entry__)", namespace, errors, recorder)
+            if not recorder.outcomes:
+                recorder.outcomes.append(
+                    {
+                        "line": 0,
+                        "source": f"check({entry})",
+                        "outcome": "pass" if finished and len(errors) == before else "fail",
+                    }
+                )
+
+
 def _run_statement(source: str, namespace: dict, errors: list[str], recorder: Recorder) -> bool:
     """Run one top-level statement of the tests; whether it ran to its end (then its loops are credited)."""
     try:
         exec(compile(source, "<tests>", "exec", dont_inherit=True), namespace)  # trusted tests
     except Deadline:
         recorder.cut_short(True)
+        raise
+    except FirstFailure:
+        recorder.cut_short(False)
         raise
     except BaseException as exc:  # noqa: BLE001 - a test that errors outside an assert
         recorder.cut_short(False)
