@@ -79,7 +79,7 @@ for entry in os.listdir("/proc"):
         except OSError:
             pass
 seen = sorted(int(e) for e in os.listdir("/proc") if e.isdigit())
-if len(seen) > 6:  # the supervisor, its spawner, this process: a run sees nothing beyond its own
+if len(seen) > 6:  # the supervisor and this process: a run sees nothing beyond its own
     found.append(("sees", seen[:20]))
 for pid in range(1, 4096):
     if pid not in seen:

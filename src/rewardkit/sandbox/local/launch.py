@@ -22,6 +22,7 @@ bubblewrap through ``--seccomp FD``, ``unshare`` through a small Python step aft
 
 from __future__ import annotations
 
+import functools
 import os
 import resource
 import shutil
@@ -110,13 +111,14 @@ def detect_isolation(requested: str) -> str:
     return "bwrap" if has_bwrap else "unshare"
 
 
-def python_prefixes() -> list[str]:
+@functools.cache
+def python_prefixes() -> tuple[str, ...]:
     """Install prefixes of the running Python that lie outside the system dirs (e.g. pyenv, conda)."""
     prefixes = []
     for prefix in {os.path.realpath(sys.base_prefix), os.path.realpath(sys.base_exec_prefix)}:
         if not any(prefix == d or prefix.startswith(d + "/") for d in _SYSTEM_DIRS):
             prefixes.append(prefix)
-    return sorted(prefixes)
+    return tuple(sorted(prefixes))
 
 
 def sandbox_path() -> str:

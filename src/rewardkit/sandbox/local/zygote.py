@@ -153,6 +153,7 @@ class Zygote:
         self.run_pidfd: int | None = None
         self.pid = -1
         self.group: RunCgroup | None = None
+        self.caps: tuple[int, int] | None = None
         try:
             self.proc = subprocess.Popen(
                 zygote_argv(isolation, zygote_dir, theirs.fileno(), seccomp),
@@ -250,7 +251,9 @@ class Zygote:
             self.group.add(self.pid)
         if self.group.processes() - {self.pid}:
             raise ZygoteFailure("a process of a finished run is still in the zygote's cgroup")
-        self.group.set_limits(memory, processes)
+        if self.caps != (memory, processes):  # only the host writes them: unchanged since the last run
+            self.group.set_limits(memory, processes)
+            self.caps = (memory, processes)
         return self.group
 
     def kill_run(self) -> None:

@@ -11,19 +11,20 @@ Per run (``_serve_run``): ``unshare(CLONE_NEWPID)`` then fork, so the run's firs
 is PID 1 of a PID namespace of its own and every process of the run dies with it. That process makes its
 own mount, IPC and UTS namespaces, remounts ``/proc``, mounts a fresh size-capped tmpfs as its scratch dir
 (and over every other world-writable dir), writes the files, tells the host it is ready (the host reads
-its pid from the socket's credentials and moves it into the run's cgroup), waits for the host's "go",
-takes the run's stdin/stdout/stderr, a clean environment and rlimits, drops to the run's uid (no
-capabilities, no_new_privs), loads the seccomp deny list, forks the *spawner* (below) and only then runs
-``code_supervisor.main()``, which reads the job from stdin.
+its pid from the socket's credentials), waits for the host's "go", takes the run's stdin/stdout/stderr, a
+clean environment, rlimits, no_new_privs and the seccomp deny list, forks the run's first candidate
+process, drops to the run's uid (no capabilities) and only then runs ``code_supervisor.main()``, which
+reads the job from stdin.
 
-The spawner is a fork of the supervisor made before the job was read: it holds neither tests nor nonce.
-The supervisor asks it for each candidate process (``code_procs.FORKER``); it forks one whose parent
-becomes the supervisor (a double fork: the orphan goes to PID 1), with the runner's pipes as its only fds.
-Stdin/stdout programs (I/O tests) are still exec'd, as a fresh interpreter, since their exit semantics are
-the interpreter's own.
+The candidate process is forked before the job was read, so it holds neither tests nor nonce; it drops
+to the run's uid at once and waits on a socket for the supervisor's first start of the runner
+(``code_procs.PRESTARTED``), which hands it its argv and fds; then it runs ``code_runner.main()``. A later
+start (after a crash) and every stdin/stdout program are exec'd as a fresh interpreter, as in the
+fork-exec path. Two forks per run in all: the supervisor and the candidate process.
 """
 
 import ctypes
+import fcntl
 import gc
 import json
 import os
@@ -48,11 +49,15 @@ LIBC = ctypes.CDLL(None, use_errno=True)
 CTRL = socket.socket(fileno=int(CTRL_FD))
 PID_NS = os.open("/proc/self/ns/pid", os.O_RDONLY)
 LOAD_FILTER = seccomp_bpf.filter_installer(bytes.fromhex(SECCOMP_HEX)) if SECCOMP_HEX != "-" else None
+# A run's tmpfs mounts hide the harness dir when it lies under one of them (``unshare`` isolation, where
+# the zygote's dir is the host's temp dir): then each run gets the harness files in its scratch dir.
+HIDDEN = any(HARNESS == d or HARNESS.startswith(d.rstrip("/") + "/") for d in [SCRATCH, *PRIVATE.split(",")] if d)
 HARNESS_SOURCES = {}
-for _name in os.listdir(HARNESS):
+for _name in os.listdir(HARNESS) if HIDDEN else ():
     if _name.startswith("code_") and _name.endswith(".py"):
         with open(os.path.join(HARNESS, _name), "rb") as _fh:
             HARNESS_SOURCES[_name] = _fh.read()
+RUN_HARNESS = SCRATCH if HIDDEN else HARNESS  # where a run's exec'd runner is started from
 RLIMITS = {
     "cpu": resource.RLIMIT_CPU,
     "as": resource.RLIMIT_AS,
@@ -115,68 +120,56 @@ def _close_all_but(keep):
                 pass  # the listing's own fd, closed already
 
 
-def _forker(sock):
-    """What the supervisor calls for a candidate process: ask the spawner, get the pid."""
+def _hand_over(sock, pid):
+    """The supervisor's first start of the runner: send the pre-forked candidate process its argv and fds."""
 
-    def fork_runner(args, keep):
-        socket.send_fds(sock, [json.dumps({"args": args, "keep": list(keep)}).encode()], list(keep))
-        reply = sock.recv(64)
-        if not reply.isdigit():
-            raise OSError("the candidate spawner is gone")
-        return int(reply)
-
-    return fork_runner
-
-
-def _spawner(sock, uid):
-    """Loop of the spawner process: one candidate runner per request, until the supervisor hangs up."""
-    while True:
+    def start(args, stdin, stdout, stderr, keep):
+        message = json.dumps({"args": list(args), "keep": list(keep)}).encode()
         try:
-            message, fds, _, _ = socket.recv_fds(sock, 65536, 4)
+            socket.send_fds(sock, [message], [stdin, stdout, stderr, *keep])
         except OSError:
-            os._exit(0)
-        if not message:
-            os._exit(0)
-        middle = os.fork()
-        if middle == 0:
-            child = os.fork()
-            if child == 0:
-                _become_runner(json.loads(message), fds, sock.fileno(), uid)
-            sock.send(str(child).encode())
-            os._exit(0)
-        for fd in fds:
-            os.close(fd)
-        os.waitpid(middle, 0)
+            return None  # it is gone: the supervisor execs one
+        finally:
+            sock.close()
+        return pid
+
+    return start
 
 
 def _drop_privileges(uid):
-    """The run's uid, no capabilities, no_new_privs, the seccomp deny list: for good, in this process."""
+    """The run's uid, no capabilities, for good (no_new_privs and the seccomp filter are already on)."""
     if uid is not None:
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)  # from root to another uid: every capability is gone
-    _check(LIBC.prctl(38, 1, 0, 0, 0), "no_new_privs")
-    if LOAD_FILTER is not None:
-        LOAD_FILTER()
 
 
-def _become_runner(request, fds, spawner_fd, uid):
-    """The candidate's process, as ``python3 -I -S -B code_runner.py PROGRAM READ WRITE`` would start."""
+def _wait_as_runner(sock, uid):
+    """The pre-forked candidate process: hold nothing of the supervisor's, drop to the run's uid, wait for
+    the first start of the runner, then be ``python3 -I -S -B code_runner.py PROGRAM READ WRITE``."""
     code = 1
     try:
-        renumber = {str(old): str(new) for old, new in zip(request["keep"], fds, strict=False)}
-        args = [renumber.get(arg, arg) for arg in request["args"]]
+        devnull = os.open(os.devnull, os.O_RDWR)
+        os.dup2(devnull, 0)  # neither the job (stdin) nor the result channel (stdout)
+        os.dup2(devnull, 1)
+        _close_all_but((sock.fileno(),))
         os.setsid()
-        os.close(spawner_fd)
-        devnull = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(devnull, 0)
-        _close_all_but(fds)
-        for fd in fds:
-            os.set_inheritable(fd, True)
         _drop_privileges(uid)
         LIBC.prctl(4, 1, 0, 0, 0)  # dumpable again, as an exec'd process of its own uid (PR_SET_DUMPABLE)
-        sys.argv = [os.path.join(SCRATCH, "code_runner.py"), args[1], args[2], args[3]]
-        sys.path.insert(0, SCRATCH)
+        try:
+            message, fds, _, _ = socket.recv_fds(sock, 65536, 16)
+        except OSError:
+            os._exit(0)
+        if not message:
+            os._exit(0)
+        sock.close()
+        request = json.loads(message)
+        targets = [0, 1, 2, *request["keep"]]
+        if len(fds) != len(targets):
+            os._exit(1)
+        _place_fds(dict(zip(targets, fds, strict=False)))
+        sys.argv = [os.path.join(RUN_HARNESS, "code_runner.py"), *request["args"][1:4]]
+        sys.path.insert(0, RUN_HARNESS)
         code_runner.main()
         code = 0
     except SystemExit as exc:
@@ -186,8 +179,22 @@ def _become_runner(request, fds, spawner_fd, uid):
     os._exit(code)
 
 
+def _place_fds(mapping):
+    """Make ``mapping`` (target fd -> received fd) this process's only open fds, inheritable as a spawned
+    child's are."""
+    top = max(mapping)
+    high = {target: fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, top + 1) for target, fd in mapping.items()}
+    for fd in mapping.values():
+        os.close(fd)
+    for target, fd in high.items():
+        os.dup2(fd, target)
+        os.close(fd)
+    _close_all_but(set(mapping))
+
+
 def _run_child(request, fds):
-    """The run's PID 1: build its world, start the spawner, drop to the run's uid, become its supervisor."""
+    """The run's PID 1: build its world, fork its first candidate process, drop to the run's uid, become its
+    supervisor."""
     stdin_fd, stdout_fd, stderr_fd, go_fd = fds[:4]
     uid = request.get("uid")
     try:
@@ -213,28 +220,24 @@ def _run_child(request, fds):
         os.environ.update(request["env"])
         for name, value in request["rlimits"].items():
             resource.setrlimit(RLIMITS[name], (value[0], value[1]))
+        _check(LIBC.prctl(38, 1, 0, 0, 0), "no_new_privs")
+        if LOAD_FILTER is not None:
+            LOAD_FILTER()  # once, still as root: the candidate process forked next inherits it
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        spawner = os.fork()
-        if spawner == 0:
-            # Still root: no run process can signal, trace or kill it (the supervisor's sweeps included);
-            # its forks drop to the run's uid before any candidate code runs.
+        runner = os.fork()
+        if runner == 0:
             ours.close()
-            devnull = os.open(os.devnull, os.O_RDONLY)
-            os.dup2(devnull, 0)  # neither the job (stdin) nor the result channel (stdout)
-            os.dup2(2, 1)
-            os.close(devnull)
-            LIBC.prctl(4, 0, 0, 0, 0)
-            _spawner(theirs, uid)
+            _wait_as_runner(theirs, uid)
         theirs.close()
-        os.set_inheritable(ours.fileno(), False)
         _drop_privileges(uid)
     except BaseException as exc:  # noqa: BLE001 - a failure to build the run is the sandbox's, first stderr line
         os.write(stderr_fd, f"rk-zygote: {type(exc).__name__}: {exc}\n".encode())
         os._exit(125)
-    code_procs.FORKER[:] = [(os.path.join(SCRATCH, "code_runner.py"), _forker(ours), (spawner,))]
+    runner_path = os.path.join(RUN_HARNESS, "code_runner.py")  # read-only: a later start execs it from there
+    code_procs.PRESTARTED[:] = [(runner_path, _hand_over(ours, runner))]
     code_supervisor.HERE = SCRATCH
     code_supervisor.PROGRAM = code_io_cases.PROGRAM = os.path.join(SCRATCH, "program.py")
-    code_supervisor.RUNNER = os.path.join(SCRATCH, "code_runner.py")
+    code_supervisor.RUNNER = runner_path
     sys.path.insert(0, SCRATCH)
     code_supervisor.main()
     os._exit(0)

@@ -22,10 +22,10 @@ class Deadline(BaseException):
 _KEPT = {signal.SIGKILL, signal.SIGSTOP, signal.SIGCHLD, signal.SIGALRM}
 _SHIELDED: list[int] = []
 STARTED = [0]  # candidate processes started so far (after the first, a failure may be the candidate's doing)
-# Set by the local sandbox's warm zygote: [(runner path, fork, kept pids)], where fork(args, keep) returns the
-# pid of a forked runner (a child of ours) instead of an exec'd interpreter, and the kept pids (its spawner,
-# which the run cannot kill) are not waited for by ``sweep``. Empty everywhere else.
-FORKER: list = []
+# Set by the local sandbox's warm zygote: [(runner path, start)], where start(args, stdin, stdout, stderr, keep)
+# hands the first start of the runner to a candidate process forked before the job was read and returns its
+# pid (a child of ours), or None when it cannot (then, and for every later start, one is exec'd). Empty elsewhere.
+PRESTARTED: list = []
 
 
 def shield_signals() -> None:
@@ -106,8 +106,10 @@ class Child:
 
 
 def spawn_python(args: list[str], *, stdin: int, stdout: int, stderr: int, keep: tuple[int, ...] = ()) -> Child:
-    if FORKER and args and args[0] == FORKER[0][0]:
-        return Child(args, stdin=stdin, stdout=stdout, stderr=stderr, pid=FORKER[0][1](args, keep))
+    if PRESTARTED and args and args[0] == PRESTARTED[0][0]:
+        pid = PRESTARTED.pop()[1](args, stdin, stdout, stderr, keep)
+        if pid is not None:
+            return Child(args, stdin=stdin, stdout=stdout, stderr=stderr, pid=pid)
     return Child([sys.executable, "-I", "-S", "-B", *args], stdin=stdin, stdout=stdout, stderr=stderr, keep=keep)
 
 
@@ -125,8 +127,6 @@ def sweep(child: Child | None) -> None:
             except ChildProcessError:
                 break
             if pid == 0:
-                if FORKER and _only_kept_left(FORKER[0][2]):
-                    break
                 time.sleep(0.002)
             elif child is not None and pid == child.pid and child.returncode is None:
                 child.settle(status)
@@ -140,11 +140,6 @@ def sweep(child: Child | None) -> None:
             except OSError:
                 pass
         child.wait(2.0)
-
-
-def _only_kept_left(kept: tuple[int, ...]) -> bool:
-    """No process in our PID namespace but us and ``kept`` (zombies included: they are still listed)."""
-    return {int(entry) for entry in os.listdir("/proc") if entry.isdigit()} <= {os.getpid(), *kept}
 
 
 class Events:
