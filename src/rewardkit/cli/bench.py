@@ -73,9 +73,10 @@ def _num(value: float | None) -> str:
 
 
 FALLS_SHORT_WHY = {
-    "code local": "the zygote now costs per judgement about what the unisolated harness does (per-run "
-    "namespaces, mounts, four forks with their copy-on-write faults, two process sweeps); the harness itself "
-    "runs with no isolation at all",
+    "code local": "the harness itself runs with no isolation at all; what is left per judgement is two forks "
+    "of the zygote with their copy-on-write faults, the per-run namespaces and mounts and one seccomp load "
+    "(about 10 ms of CPU), which a loaded or small machine feels first; without the zygote (not root, or "
+    "isolation 'rlimits') every run is fork-exec'd",
     "code docker": "on a loaded machine the cold `docker run` baseline and the pool share the same cores",
     "memory": "resident memory grew beyond noise over the run (see the note: which process)",
     "mcq: adversarial": "the extractor's time grows faster than its input: see the slowest input in the note",

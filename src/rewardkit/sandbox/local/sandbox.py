@@ -60,9 +60,9 @@ class LocalSandbox(Sandbox):
     ``cgroups``: ``"auto"`` (a cgroup per run capping the memory and processes of the whole run, where
     we may make one), ``"off"``, or ``"required"`` (a SandboxError where we may not).
     ``zygote``: code-harness runs are forked from a warm zygote per worker (:mod:`.zygote`) instead
-    of fork-exec'd: ``"auto"`` (where supported: as root, with bwrap or unshare), ``True`` (a SandboxError
-    where not supported) or ``False`` (the default: every run fork-exec'd; see docs/sandbox-local.md for
-    why the zygote is not the default yet). Other commands are always fork-exec'd.
+    of fork-exec'd: ``"auto"`` (the default: where supported, i.e. as root with bwrap or unshare; else
+    fork-exec), ``True`` (a SandboxError where not supported) or ``False`` (every run fork-exec'd, as
+    before the zygote). Other commands are always fork-exec'd. See docs/sandbox-local.md, "Warm zygote".
     """
 
     name = "local"
@@ -74,7 +74,7 @@ class LocalSandbox(Sandbox):
         limits: Limits | None = None,
         uid_base: int | None = None,
         cgroups: str = "auto",
-        zygote: bool | str = False,
+        zygote: bool | str = "auto",
     ) -> None:
         self.isolation = detect_isolation(isolation)
         if cgroups not in ("auto", "off", "required"):
