@@ -224,6 +224,10 @@ PROGRAMS = {
         "    return int(os.read(r, 100))\n"
     ),
     "reads stdin": "import sys\nDATA = sys.stdin.read()\ndef add(a, b):\n    return a + b + len(DATA)\n",
+    # stdin, stdout, stderr, its two pipes to the supervisor and the listing's own: nothing of the zygote's
+    "holds only its own fds": (
+        "import os\nN = len(os.listdir('/proc/self/fd'))\ndef add(a, b):\n    return a + b if N == 6 else -N\n"
+    ),
 }
 ADD_REF = "assert add(1, 2) == 3\nassert add(2, 2) == 4\nassert add(-1, 1) == 0\n"
 IO_PROGRAMS = {
@@ -250,6 +254,8 @@ def test_same_verdicts_with_and_without_the_zygote(isolation: str) -> None:
     assert seen[True] == seen[False]
     assert seen[True]["good"] == ("ok", 1.0, True) and seen[True]["io good"] == ("ok", 1.0, True)
     assert seen[True]["threads and a subprocess"][2] and seen[True]["fork"][2]
+    assert seen[True]["holds only its own fds"][2]
+    assert seen[True]["os._exit in a call"][1] == 2 / 3  # the restart after the exit (an exec) judged the rest
 
 
 def test_zygote_false_and_bad_values() -> None:

@@ -262,6 +262,8 @@ def _serve_run(request, fds):
 
 
 def main():
+    gc.collect()
+    LIBC.malloc_trim(0)  # fewer resident pages: less for each fork to copy the page tables of and unmap
     gc.freeze()  # every fork would otherwise copy the pages the collector writes to (copy-on-write)
     CTRL.send(json.dumps({"op": "hello", "pid": os.getpid()}).encode())
     while True:

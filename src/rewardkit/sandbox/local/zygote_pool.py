@@ -32,7 +32,7 @@ class ZygotePool:
 
     def __post_init__(self) -> None:
         self.harness = harness_files()
-        self.zygote_dir = make_zygote_dir(self.harness)
+        self.zygote_dir: str | None = None  # made with the first zygote: a sandbox that runs no code makes none
         self._idle: list[Zygote] = []
         self._busy: set[Zygote] = set()
         self._lock = threading.Lock()
@@ -46,7 +46,13 @@ class ZygotePool:
                     self._busy.add(zygote)
                     return zygote
                 zygote.kill()
-        zygote = Zygote(self.isolation, self.zygote_dir, self.seccomp)
+        with self._lock:
+            if self._closed:
+                raise ZygoteFailure("the sandbox is closed")
+            if self.zygote_dir is None:
+                self.zygote_dir = make_zygote_dir(self.harness)
+            zygote_dir = self.zygote_dir
+        zygote = Zygote(self.isolation, zygote_dir, self.seccomp)
         with self._lock:
             self._busy.add(zygote)
         return zygote
@@ -169,7 +175,8 @@ class ZygotePool:
             self._idle.clear()
         for zygote in zygotes:
             zygote.kill()
-        shutil.rmtree(self.zygote_dir, ignore_errors=True)
+        if self.zygote_dir is not None:
+            shutil.rmtree(self.zygote_dir, ignore_errors=True)
 
 
 def _rlimits(limits: Limits) -> dict[str, tuple[int, int]]:
