@@ -72,7 +72,7 @@ class ZygotePool:
         request: dict[str, object] = {
             "op": "run",
             "uid": uid,
-            "rlimits": _rlimits(limits),
+            "rlimits": rlimits(limits),  # the same as a fork-exec run: supervisor and candidates share the uid
             "scratch_bytes": int(limits.max_scratch_bytes),
             "files": sorted(program_files),
         }
@@ -177,8 +177,3 @@ class ZygotePool:
             zygote.kill()
         if self.zygote_dir is not None:
             shutil.rmtree(self.zygote_dir, ignore_errors=True)
-
-
-def _rlimits(limits: Limits) -> dict[str, tuple[int, int]]:
-    nproc = int(limits.max_processes) + 2  # the run's candidate spawner and its short-lived middle fork
-    return {**rlimits(limits), "nproc": (nproc, nproc)}
