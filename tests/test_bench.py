@@ -62,4 +62,4 @@ def test_memory_run_reports_the_scoring_process_and_each_worker():
     assert row.name == "memory: mixed run" and row.met in (True, False)
     assert row.base_rate > 0 and row.rk_rate > 0  # RSS in MB after the first chunk and at the end
     assert "600 samples (6 code" in row.note and "scoring process" in row.note
-    assert "worker " in row.note  # the math worker pool outlives every chunk
+    assert "(pid " in row.note  # the math worker pool (and, as root, the warm zygotes) outlive every chunk

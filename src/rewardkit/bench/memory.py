@@ -24,9 +24,10 @@ def rss_mb(pid: int | str = "self") -> tuple[float, float]:
     return fields.get("VmRSS", 0.0), fields.get("VmHWM", 0.0)
 
 
-def children(pid: int) -> list[int]:
-    """Live processes whose parent is ``pid`` (the verifier worker pools)."""
-    out = []
+def descendants(pid: int) -> list[int]:
+    """Live processes below ``pid``: verifier worker pools, and the local sandbox's warm zygotes (each under
+    its bubblewrap or unshare launcher)."""
+    parents: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
@@ -34,19 +35,37 @@ def children(pid: int) -> list[int]:
                     stat = fh.read()
             except OSError:
                 continue
-            if int(stat.rpartition(")")[2].split()[1]) == pid:
-                out.append(int(entry))
-    return out
+            parents.setdefault(int(stat.rpartition(")")[2].split()[1]), []).append(int(entry))
+    out, todo = [], list(parents.get(pid, []))
+    while todo:
+        child = todo.pop()
+        out.append(child)
+        todo.extend(parents.get(child, []))
+    return sorted(out)
+
+
+def _name(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            argv = fh.read().split(b"\0")
+    except OSError:
+        return "?"
+    script = next((a for a in argv if a.endswith(b".py")), argv[0])
+    return os.path.basename(script.decode(errors="replace")) or "?"
 
 
 def _snapshot() -> dict[Any, tuple[float, float]]:
     snap: dict[Any, tuple[float, float]] = {"scoring": rss_mb()}
-    for pid in children(os.getpid()):
+    for pid in descendants(os.getpid()):
         try:
             snap[pid] = rss_mb(pid)
+            _NAMES.setdefault(pid, _name(pid))
         except OSError:
             continue
     return snap
+
+
+_NAMES: dict[int, str] = {}
 
 
 def memory_bench(sizes: Sizes) -> list[Row]:
@@ -69,11 +88,12 @@ def memory_bench(sizes: Sizes) -> list[Row]:
     growth = {key: (end[key][0] - start[key][0]) / start[key][0] for key in ["scoring", *workers]}
     worst = max(growth.values())
     code = round(sizes.memory_samples * sizes.memory_code_share)
-    detail = "; ".join(f"worker {pid}: {_span(start[pid], end[pid])}" for pid in workers)
+    detail = "; ".join(f"{_NAMES.get(pid, '?')} (pid {pid}): {_span(start[pid], end[pid])}" for pid in workers)
     note = (
         f"{sizes.memory_samples} samples ({code} code, the rest math and MCQ), RSS after the first {CHUNK} "
         f"-> end: scoring process {_span(start['scoring'], end['scoring'])}; "
-        f"{detail or 'no worker processes alive at both points'} (sandbox processes live for one run each)"
+        f"{detail or 'no worker processes alive at both points'} (processes alive at both points: worker pools "
+        f"and warm zygotes; a run's own processes live for that run only)"
     )
     return [
         Row(
