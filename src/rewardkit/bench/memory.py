@@ -50,7 +50,10 @@ def _name(pid: int) -> str:
             argv = fh.read().split(b"\0")
     except OSError:
         return "?"
-    script = next((a for a in argv if a.endswith(b".py")), argv[0])
+    exe = os.path.basename(argv[0].decode(errors="replace"))
+    if not exe.startswith("python"):
+        return exe or "?"  # e.g. bwrap, the launcher a warm zygote runs under
+    script = next((a for a in argv[1:] if a.endswith(b".py")), argv[0])
     return os.path.basename(script.decode(errors="replace")) or "?"
 
 

@@ -73,7 +73,7 @@ class Child:
     ) -> None:
         self.returncode: int | None = None
         STARTED[0] += 1
-        if pid is not None:  # already started (forked by the zygote's spawner)
+        if pid is not None:  # already started (the local zygote's pre-forked candidate process)
             self.pid = pid
             return
         for fd in keep:
