@@ -316,8 +316,11 @@ def test_a_real_interrupt_keeps_the_scored_rows_and_resume_finishes(tmp_path, ci
     spec.write_text("reward: code_pass_rate\nparams: {wall_time: 10}\n")
     args = [
         sys.executable,
-        "-m",
-        "rewardkit.cli",
+        "-c",
+        # as `python -m rewardkit.cli`, with Ctrl-C's default handler even where this test was started with
+        # SIGINT ignored (a background job of a non-interactive shell), which the child would inherit
+        "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "sys.argv[0] = 'rewardkit'; runpy.run_module('rewardkit.cli', run_name='__main__', alter_sys=True)",
         "score",
         "-r",
         str(spec),

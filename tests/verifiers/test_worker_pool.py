@@ -126,8 +126,9 @@ def test_an_idle_worker_killed_between_tasks_costs_the_next_task_nothing():
         assert pool.retries == 1
 
 
-def test_math_workers_killed_mid_batch_keep_correct_answers_their_score():
+def test_math_workers_killed_mid_batch_keep_correct_answers_their_score(monkeypatch):
     import rewardkit as rk
+    from rewardkit.verifiers import worker_pool
 
     verifier = rk.get_verifier("math", timeout=30, workers=2)
     n = 1500
@@ -136,21 +137,21 @@ def test_math_workers_killed_mid_batch_keep_correct_answers_their_score():
     try:
         assert verifier.verify_batch(completions[:2], references[:2])[0].correct  # workers up
         pool = verifier.pool
-        run, calls, kills = pool.run, [0], []
+        send, calls, kills = worker_pool._Duplex.send, [0], []
 
-        def run_and_kill_on_cue(payload, timeout):
+        def send_then_kill_on_cue(conn, task):  # type: ignore[no-untyped-def]
+            send(conn, task)
             calls[0] += 1
-            if calls[0] in (300, 700, 1100):  # SIGKILL a worker, most likely busy with another sample
-                pid = pool.pids()[0]
+            if calls[0] in (300, 700, 1100):  # SIGKILL the worker that was just handed a sample
+                pid = next(w.process.pid for w in pool._all if w.conn is conn)
                 os.kill(pid, signal.SIGKILL)
                 kills.append(pid)
-            return run(payload, timeout)
 
-        pool.run = run_and_kill_on_cue  # type: ignore[method-assign]
+        monkeypatch.setattr(worker_pool._Duplex, "send", send_then_kill_on_cue)
         verdicts = verifier.verify_batch(completions, references)
         assert len(kills) == 3
-        # every kill sent at least one sample to a fresh worker (restarts can lag: a replacement that is slow to
-        # start on a loaded machine is retried through the failed-start path instead)
+        # each kill hit a worker holding a sample (or about to get its next one), which went to a fresh worker
+        # (restarts can lag: a replacement slow to start on a loaded machine is retried as a failed start)
         assert pool.retries >= 3 and pool.restarts >= 2
         assert [v.status for v in verdicts] == ["ok"] * n, [v for v in verdicts if v.status != "ok"][:3]
         assert all(v.correct and v.score == 1.0 for v in verdicts)
