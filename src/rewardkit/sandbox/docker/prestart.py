@@ -106,37 +106,27 @@ def become_harness(uid, scratch, fds):
 
 
 def hand_first_start_to(supervisor, sock, runner_pid, limits, scratch):
-    """Make the supervisor's first start of the runner use the pre-forked candidate process."""
+    """Make the supervisor's first start of the runner use the pre-forked candidate process
+    (``code_procs.PRESTARTED``, as the local zygote does)."""
     procs = HARNESS_MODULES["code_procs"]
-    original = supervisor.spawn_python
-    runner_path = getattr(supervisor, "RUNNER", None)
-    pending = [True]
 
-    def spawn_python(args, *, stdin, stdout, stderr, keep=()):
-        if pending and list(args[:1]) == [runner_path]:
-            pending.clear()
-            spec = {
-                "argv": [str(a) for a in args],
-                "keep": [int(fd) for fd in keep],
-                "env": dict(os.environ),
-                "limits": limits,
-                "guard": os.getpid(),
-                "scratch": scratch,
-            }
-            try:
-                socket.send_fds(sock, [json.dumps(spec).encode()], [stdin, stdout, stderr, *keep])
-            except OSError:
-                pass  # it is gone: start one the usual way
-            else:
-                sock.close()
-                child = procs.Child.__new__(procs.Child)
-                child.pid = runner_pid
-                child.returncode = None
-                procs.STARTED[0] += 1
-                return child
-        return original(args, stdin=stdin, stdout=stdout, stderr=stderr, keep=keep)
+    def start(args, stdin, stdout, stderr, keep):
+        spec = {
+            "argv": [str(a) for a in args],
+            "keep": [int(fd) for fd in keep],
+            "env": dict(os.environ),
+            "limits": limits,
+            "guard": os.getpid(),
+            "scratch": scratch,
+        }
+        try:
+            socket.send_fds(sock, [json.dumps(spec).encode()], [stdin, stdout, stderr, *keep])
+        except OSError:
+            return None  # it is gone: start one the usual way
+        sock.close()
+        return runner_pid
 
-    supervisor.spawn_python = spawn_python
+    procs.PRESTARTED[:] = [(getattr(supervisor, "RUNNER", None), start)]
 
 
 def wait_as_runner(sock, scratch):
