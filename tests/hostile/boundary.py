@@ -123,7 +123,7 @@ def _paths_under_tmp(extra: list[str]) -> list[str]:
 
 
 def private_tmp_script(extra_paths: list[str] | None = None) -> str:
-    """Shell that mounts a private tmpfs on /tmp and binds back what the run needs from the old /tmp."""
+    """Shell that mounts a private tmpfs on /tmp (and /var/tmp) and binds back what the run needs from the old /tmp."""
     keep = _paths_under_tmp(extra_paths or [])
     hold = ["mount -t tmpfs rk-hold /mnt"] if keep else []
     restore = []
@@ -131,6 +131,9 @@ def private_tmp_script(extra_paths: list[str] | None = None) -> str:
         hold.append(f'mkdir /mnt/{i} && mount --bind "{path}" /mnt/{i}')
         restore.append(f'mkdir -p "{path}" && mount --bind /mnt/{i} "{path}"')
     steps = ["mount --make-rprivate /", *hold, "mount -t tmpfs -o size=512m rk-boundary /tmp", *restore]
+    # /var/tmp too (where the unshare level stages a run's files): what runs outside the boundary leave there at
+    # the same time is none of its business
+    steps.append("{ [ ! -d /var/tmp ] || mount -t tmpfs -o size=256m rk-boundary-var /var/tmp; }")
     return " && ".join(steps)
 
 
@@ -205,5 +208,5 @@ def pytest_inside(programs_file: str) -> tuple[subprocess.CompletedProcess[str],
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "CI", "PYTHONPATH")}
     argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
     argv += [os.path.join(HOSTILE_DIR, programs_file), "-o", "addopts=-ra", "--timeout=300"]
-    done = run_inside(argv, env=env, timeout=600, pids_max=512, memory_bytes=4 << 30, cwd=REPO_ROOT)
+    done = run_inside(argv, env=env, timeout=1500, pids_max=512, memory_bytes=4 << 30, cwd=REPO_ROOT)
     return done, (done.stdout[-6000:] + "\n" + done.stderr[-3000:]).strip()

@@ -15,8 +15,11 @@ import time
 import pytest
 
 from boundary import inside_boundary
-from hostile_cases import CASES, GOOD, GOOD_IO, IO_REF, REF, SECRET, SECRET_ENV, Hostile
+from hostile_cases import CASES as BASE_CASES
+from hostile_cases import GOOD, GOOD_IO, IO_REF, REF, SECRET, SECRET_ENV, Hostile
+from trust_cases import TRUST_CASES
 
+CASES = BASE_CASES + TRUST_CASES
 _why_not = inside_boundary()
 if _why_not is not None:
     raise RuntimeError(f"refusing to run hostile programs outside the disposable boundary: {_why_not}")
@@ -62,11 +65,17 @@ def _new_processes(before: dict[int, str], settle: float = 5.0, zygotes=None) ->
         time.sleep(0.05)
 
 
-@pytest.fixture(scope="module", params=[True, False], ids=["zygote", "fork-exec"])
+PATHS = [("bwrap", True), ("bwrap", False), ("unshare", True), ("unshare", False)]
+
+
+@pytest.fixture(scope="module", params=PATHS, ids=[f"{i}-{'zygote' if z else 'fork-exec'}" for i, z in PATHS])
 def verifier(request):
+    """Every path of the local backend: bubblewrap and unshare, each with the warm zygote and fork-exec."""
+    isolation, zygote = request.param
     os.environ[SECRET_ENV] = SECRET
-    with rk.get_verifier("code", sandbox="local", sandbox_options={"zygote": request.param}, **SETTINGS) as v:
-        assert v.sandbox.zygote is request.param
+    options = {"isolation": isolation, "zygote": zygote}
+    with rk.get_verifier("code", sandbox="local", sandbox_options=options, **SETTINGS) as v:
+        assert v.sandbox.zygote is zygote and v.sandbox.isolation == isolation
         yield v
 
 

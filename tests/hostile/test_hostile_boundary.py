@@ -8,6 +8,7 @@ import pytest
 
 from boundary import REFUSAL, import_bare, inside_boundary, pytest_inside, run_inside, unavailable_reason
 from hostile_cases import CASES
+from trust_cases import TRUST_CASES
 
 
 def _require_boundary(require) -> None:
@@ -32,7 +33,8 @@ def test_hostile_programs_inside_the_boundary(ci_require) -> None:
     _require_boundary(ci_require)
     done, report = pytest_inside("hostile_programs.py")
     assert done.returncode == 0, report
-    assert f"{2 * (len(CASES) + 1)} passed" in done.stdout, report  # each with zygote=True and False
+    # each on four paths: bubblewrap and unshare, each with the zygote and fork-exec
+    assert f"{4 * (len(CASES) + len(TRUST_CASES) + 1)} passed" in done.stdout, report
 
 
 def test_the_boundary_caps_processes_and_leaves_none(ci_require) -> None:

@@ -14,10 +14,13 @@ import os
 import pytest
 
 import rewardkit as rk
-from hostile_cases import CASES, GOOD, GOOD_IO, IO_REF, REF, SECRET, SECRET_ENV
+from hostile_cases import CASES as BASE_CASES
+from hostile_cases import GOOD, GOOD_IO, IO_REF, REF, SECRET, SECRET_ENV
 from rk_testing import docker_problem, require
+from trust_cases import TRUST_CASES
 
 pytestmark = [pytest.mark.docker, pytest.mark.hostile]
+CASES = BASE_CASES + TRUST_CASES
 
 # tests/hostile uses 3 s per verdict, one verdict at a time; the whole suite runs here as one parallel batch,
 # so each verdict gets more headroom for the memory cases, whose three allocations to the cap take ~1 s.
@@ -55,12 +58,17 @@ def judged(request):
                 " sorted(os.listdir('/tmp')), os.listdir('/dev/shm'))\n"
             )
             leftovers = [sandbox.run(["python3", "-c", probe], {}).stdout.decode().strip() for _ in range(4)]
+            # and from outside the runs, as root in each container: its own processes and dirs as they started
+            inside = [
+                slot.container.exec_run(["python3", "-c", probe], user="0:0").output.decode().strip()
+                for slot in list(sandbox.pool._idle.queue)
+            ]
             forked = sandbox.forked_runs
     finally:
         os.environ.pop(SECRET_ENV, None)
     if request.param:  # the zygote served the harness runs (a replaced container's first run included)
         assert forked == len(CASES) + 2
-    return dict(zip((c.name for c in CASES), verdicts, strict=False)), after, (request.param, leftovers)
+    return dict(zip((c.name for c in CASES), verdicts, strict=False)), after, (request.param, leftovers, inside)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
@@ -78,7 +86,10 @@ def test_hostile_program_earns_only_what_it_earns(case, judged):
 
 
 def test_containers_are_clean_and_a_good_solution_passes_after_the_suite(judged):
-    _, after, (zygote, leftovers) = judged
+    _, after, (zygote, leftovers, inside) = judged
     assert [(v.score, v.correct, v.status) for v in after] == [(1.0, True, "ok")] * 2
-    # PID 1, the supervisor (zygote: the server and its template), the probe; nothing else anywhere
-    assert leftovers == [f"{4 if zygote else 3} ['run'] []"] * 4
+    # the probe is PID 1 of a run of its own: it sees itself and a fresh /tmp and /dev/shm, nothing of the suite
+    assert leftovers == ["1 ['run'] []"] * 4
+    # the containers themselves: PID 1, the supervisor, the probe (zygote: also the template and the next run's
+    # pre-forked PID 1 and candidate process); their /tmp and /dev/shm never held a run's files
+    assert inside and inside == [f"{6 if zygote else 3} [] []"] * len(inside), inside

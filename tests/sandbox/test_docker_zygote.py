@@ -246,21 +246,35 @@ def kill_supervisor_from_outside(container, which: str) -> None:
 
 
 @pytest.mark.parametrize("which", ["server", "template"])
-def test_a_supervisor_killed_mid_run_is_replaced_and_the_run_retried_honestly(verifier, which):
+def test_a_supervisor_that_dies_mid_run_fails_that_run_as_the_programs_and_is_replaced(verifier, which):
+    """Once the program has started, the supervisor's death may be its doing (an OOM kill in the container):
+    the run is scored as the program's failure, never retried as the infrastructure's (which would spare a
+    program its penalty); the container is replaced and the next runs are judged right."""
     if which == "template" and not verifier.sandbox.zygote:
         pytest.skip("the exec path has no template")
     pool = verifier.sandbox.pool
-    for program, correct in ((SLOW_GOOD, True), (SLOW_WRONG, False)):
+    for program in (SLOW_GOOD, SLOW_WRONG):
+        _wait_for_idle(pool)
         replaced = pool.replaced
         container = pool._idle.queue[0].container
         killer = threading.Thread(target=kill_supervisor_from_outside, args=(container, which))
         killer.start()
         verdict = judge(verifier, program)
         killer.join()
-        assert pool.replaced == replaced + 1  # that container went, a fresh one served the retry
-        assert pool._idle.queue[0].container.id != container.id
-        assert verdict.correct is correct and not verdict.is_infrastructure_failure, verdict
+        assert pool.replaced == replaced + 1  # that container went
+        assert (verdict.score, verdict.correct) == (0.0, False), verdict
+        assert verdict.status in ("runtime_error", "memory_limit") and not verdict.is_infrastructure_failure, verdict
+        _wait_for_idle(pool)
+        assert container.id not in [slot.container.id for slot in pool._idle.queue]
     assert_next_runs_are_judged_right(verifier)
+
+
+def _wait_for_idle(pool, timeout: float = 60.0) -> None:
+    """Until every container of the pool is idle (a replacement starts in the background)."""
+    end = time.monotonic() + timeout
+    while pool._idle.qsize() < pool.size and time.monotonic() < end:
+        time.sleep(0.05)
+    assert pool._idle.qsize() == pool.size
 
 
 def test_a_job_with_other_harness_files_runs_them_not_the_zygotes(verifier):

@@ -162,7 +162,9 @@ def test_a_killed_zygote_is_replaced_and_the_verdict_is_unaffected(isolation: st
 
 
 @pytest.mark.parametrize("isolation", ISOLATIONS)
-def test_a_zygote_killed_during_a_run_costs_that_run_only_as_a_sandbox_error(isolation: str) -> None:
+def test_a_zygote_that_dies_during_a_run_fails_that_run_as_the_programs_and_is_replaced(isolation: str) -> None:
+    """Once the program has started, a failure may be its doing (an OOM kill that took the zygote): it is never
+    a retryable infrastructure failure, which would spare the program its penalty."""
     slow = "import time\ndef f():\n    time.sleep(2)\n    return 1\n"
     with _box(isolation) as box, rk.get_verifier("code", sandbox=box, wall_time=8) as verifier:
         assert verifier.verify(PROBE, PROBE_REF).correct
@@ -171,7 +173,8 @@ def test_a_zygote_killed_during_a_run_costs_that_run_only_as_a_sandbox_error(iso
 
         threading.Timer(0.8, os.kill, (zygote.pid, signal.SIGKILL)).start()
         verdict = verifier.verify(slow, TAMPER_REF)
-        assert not verdict.correct and verdict.is_infrastructure_failure, verdict
+        assert (verdict.score, verdict.correct, verdict.status) == (0.0, False, "runtime_error"), verdict
+        assert not verdict.is_infrastructure_failure, verdict
         assert verifier.verify(PROBE, PROBE_REF).correct
         assert zygote not in box._zygotes.idle()
 

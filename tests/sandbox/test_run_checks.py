@@ -46,6 +46,7 @@ def test_each_backend_gives_a_run_only_the_clean_environment():
     assert docker_sandbox.CLEAN_ENV == {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
         "TMPDIR": "/tmp/run",
+        "RK_SANDBOX_INVARIANTS": "paths,caps,pid1,netns,ipcns,oom",  # what the harness supervisor checks of itself
         **common,
     }
 

@@ -11,7 +11,6 @@ import struct
 import pytest
 
 from rewardkit.sandbox import seccomp_bpf
-from rewardkit.sandbox.docker.seccomp import SIGNAL_SYSCALLS, signal_guard_program
 from rewardkit.sandbox.seccomp_bpf import (
     AUDIT_ARCH,
     CLONE,
@@ -118,7 +117,6 @@ def _async_owner_checks(prog: list[tuple[int, int, int, int]], machine: str) -> 
 @pytest.mark.parametrize("machine", MACHINES)
 def test_choosing_the_async_io_signal_target_is_refused(machine: str) -> None:
     _async_owner_checks(assemble(filter_code(machine)), machine)
-    _async_owner_checks(signal_guard_program(AUDIT_ARCH[machine], 4242), machine)
 
 
 def test_foreign_abis_are_killed() -> None:
@@ -128,25 +126,6 @@ def test_foreign_abis_are_killed() -> None:
     assert run_bpf(x86, 39, AUDIT_ARCH["aarch64"]) == RET_KILL_PROCESS
     assert run_bpf(arm, 20, ARM) == RET_KILL_PROCESS
     assert run_bpf(arm, 172, AUDIT_ARCH["x86_64"]) == RET_KILL_PROCESS
-
-
-@pytest.mark.parametrize("machine", MACHINES)
-def test_the_docker_filter_holds_the_deny_list_and_the_signal_guard(machine: str) -> None:
-    arch, protected = AUDIT_ARCH[machine], 4242
-    prog = signal_guard_program(arch, protected)
-    checked, refused = SIGNAL_SYSCALLS[arch]
-    kill = checked[0]
-    assert run_bpf(prog, kill, arch, (protected, 9)) == RET_ERRNO  # dropped: returns 0
-    assert run_bpf(prog, kill, arch, (-protected, 9)) == ESRCH
-    assert run_bpf(prog, kill, arch, (-1, 9)) == ESRCH
-    assert run_bpf(prog, kill, arch, (4243, 9)) == RET_ALLOW
-    for nr in refused:
-        assert run_bpf(prog, nr, arch, (protected, 9)) == EPERM
-    for name in ("add_key", "keyctl", "ptrace", "unshare", "io_uring_setup"):
-        assert run_bpf(prog, DENIED_SYSCALLS[name][column(machine)], arch) == EPERM, name
-    assert run_bpf(prog, CLONE3[column(machine)], arch) == ENOSYS
-    for nr in ORDINARY[machine]:
-        assert run_bpf(prog, nr, arch) == RET_ALLOW
 
 
 def test_jumps_only_go_forward_and_within_range() -> None:

@@ -43,7 +43,28 @@ class RunResult:
 
 
 class Sandbox(abc.ABC):
-    """Runs untrusted programs in isolation. Implementations register through ``register_sandboxes``."""
+    """Runs untrusted programs in isolation. Implementations register through ``register_sandboxes``.
+
+    What every backend guarantees to whoever calls :meth:`run` (the code verifier relies on each):
+
+    * **A fresh world per run.** ``files`` are written into a new, private scratch dir, the working dir of
+      ``command``; nothing of an earlier run (files, processes, SysV objects, sockets, kernel counters) is
+      visible, and nothing of this run outlives it. Paths in ``files`` and ``collect`` are relative, without
+      ``..`` (else ``SandboxError``).
+    * **Limits hold.** Every :class:`Limits` field applies to the whole run (all its processes): past
+      ``wall_time`` everything is killed and ``timed_out`` is set; past memory, ``memory_exceeded``; past
+      ``max_output_bytes`` on stdout or stderr, the run is killed and ``output_truncated`` set.
+    * **No way out.** No network but loopback inside the run, no capability, a uid no other run shares, the
+      host's files read-only or absent, the caller's environment never passed in (no tokens, no keys).
+    * **Failures are the sandbox's or the program's, never mixed up.** When the sandbox itself fails (the
+      engine is gone, a setup step failed, a check of its own invariants failed) the result carries
+      ``infra_error`` and the caller scores no one; the program's own failure is its ``exit_code`` /
+      ``signal`` / flags. A backend never raises for what the program did.
+    * **Thread-safe.** ``run`` may be called from several threads at once; ``close`` releases everything and
+      may be called twice.
+
+    ``rewardkit.testing.FakeSandbox`` is a backend for tests that runs nothing.
+    """
 
     name: str = "sandbox"
 

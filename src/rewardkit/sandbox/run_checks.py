@@ -36,9 +36,18 @@ def check_relative(backend: str, path: str) -> str:
     return path
 
 
-def clean_env(path: str, scratch: str, home: str | None = None) -> dict[str, str]:
+# What each way of running a code-harness job guarantees, for the harness supervisor to check of itself before it
+# judges (``RK_SANDBOX_INVARIANTS``, see the harness's code_invariants.py).
+FORK_EXEC_INVARIANTS = "paths,caps,pid1,netns,ipcns"
+SHARED_CGROUP_INVARIANTS = FORK_EXEC_INVARIANTS + ",oom"  # a warm zygote's runs, a container's runs
+NO_INVARIANTS = "none"  # isolation="rlimits": no namespaces, the caller's own uid
+
+
+def clean_env(path: str, scratch: str, home: str | None = None, invariants: str | None = None) -> dict[str, str]:
     """The whole environment a run sees: nothing inherited from the caller (no tokens, no keys)."""
     env = {"PATH": path}
+    if invariants is not None:
+        env["RK_SANDBOX_INVARIANTS"] = invariants
     if home is not None:
         env["HOME"] = home
     env.update(

@@ -23,11 +23,8 @@ POOL_LABEL = "org.rewardkit.sandbox.pool"
 SUPERVISOR_SOURCE = "\n".join(
     path.read_text()
     for path in (
-        Path(__file__).parent.parent / "seccomp_bpf.py",
-        *(
-            Path(__file__).with_name(name)
-            for name in ("seccomp.py", "netstate.py", "wipe.py", "supervisor.py", "prestart.py", "zygote.py")
-        ),
+        *(Path(__file__).parent.parent / name for name in ("seccomp_bpf.py", "run_world.py")),
+        *(Path(__file__).with_name(name) for name in ("run_init.py", "supervisor.py", "prestart.py", "zygote.py")),
     )
 )
 # PID 1 of every container: reaps the orphans that killed daemons leave behind, and is the one process the
@@ -46,8 +43,12 @@ while True:
         if pid == 0:
             break
 """
-# Room the supervisor, PID 1 and the wipe helper need on top of the program's own caps.
+# Room the supervisor, PID 1 and the template need on top of the program's own caps.
 EXTRA_PIDS = 16
+# What the root supervisor needs to build each run's world (run_init.py): drop to the run uid, kill, make
+# namespaces and mounts, bring lo up in a fresh network namespace, empty the run's bounding set. Every process
+# of a run holds none of them (no capability in any set, no_new_privs, the seccomp deny list).
+SUPERVISOR_CAPS = ("SETUID", "SETGID", "KILL", "SYS_ADMIN", "NET_ADMIN", "SETPCAP")
 # Programs run as a uid no one else on the host uses (like the local backend's), one per container.
 UID_FLOOR, UID_SPAN = 2_000_000, 4096
 EXTRA_MEMORY = 96 << 20
@@ -76,7 +77,7 @@ class ContainerSpec:
             "detach": True,
             "user": "0:0",  # the supervisor; programs run as self.uid with no capabilities at all
             "cap_drop": ["ALL"],
-            "cap_add": ["SETUID", "SETGID", "KILL"],
+            "cap_add": list(SUPERVISOR_CAPS),
             "security_opt": ["no-new-privileges"],
             "network_mode": "none",
             "read_only": True,
@@ -103,6 +104,30 @@ class Slot:
     pids: int
     uid: int
     runs: int = 0
+    ooms: int = 0  # OOM kills in its cgroup as of the last answer
+
+
+# Where a container's memory cgroup lies on this host, by cgroup version and driver (a remote engine: none).
+_OOM_FILES = (
+    ("/sys/fs/cgroup/memory/docker/{id}/memory.oom_control", "oom_kill"),
+    ("/sys/fs/cgroup/memory/system.slice/docker-{id}.scope/memory.oom_control", "oom_kill"),
+    ("/sys/fs/cgroup/system.slice/docker-{id}.scope/memory.events", "oom_kill"),
+    ("/sys/fs/cgroup/docker/{id}/memory.events", "oom_kill"),
+)
+
+
+def container_oom_kills(container_id: str) -> int | None:
+    """OOM kills so far in the container's memory cgroup, read on this host; None where it cannot be read."""
+    for template, key in _OOM_FILES:
+        try:
+            with open(template.format(id=container_id)) as fh:
+                for line in fh:
+                    name, _, value = line.partition(" ")
+                    if name == key:
+                        return int(value)
+        except (OSError, ValueError):
+            continue
+    return None
 
 
 def remove_pool_containers(client: Any, pool_id: str) -> int:
@@ -160,8 +185,7 @@ class ContainerPool:
         uid = self._next_uid()
         try:
             channel = SupervisorChannel(self.client, container.id, zygote=self.harness is not None)
-            if self.harness is not None:
-                channel.start_zygote(uid, self.harness)
+            channel.start(uid, self.spec, self.harness)
         except SandboxError:
             container.remove(force=True)
             raise
@@ -258,6 +282,11 @@ class ContainerPool:
         self._finalizer.detach()
 
 
+class RunLost(SandboxError):
+    """The supervisor failed after it had started the run's program: what failed may be the program's doing
+    (an OOM kill that took the supervisor, say), so the run is not retried."""
+
+
 class SupervisorChannel:
     """A long-lived ``docker exec`` of the supervisor in one container, spoken to over the hijacked socket."""
 
@@ -282,30 +311,46 @@ class SupervisorChannel:
         self._stdout = bytearray()
         self._stderr = bytearray()
 
-    def start_zygote(self, uid: int, harness: dict[str, str], timeout: float = 60.0) -> None:
-        """The zygote's first message: the run uid and the harness modules it imports once."""
-        answer = self.call({"uid": uid, "harness": harness}, timeout)
+    def start(self, uid: int, spec: ContainerSpec, harness: dict[str, str] | None, timeout: float = 60.0) -> None:
+        """The supervisor's first message: the run uid, the sizes of a run's tmpfs, and (for a zygote) the harness
+        modules it imports once. It answers once it has shown it can build a run's world."""
+        init = {"uid": uid, "scratch_bytes": spec.tmpfs_bytes, "shm_bytes": spec.shm_bytes, "harness": harness or {}}
+        answer = self.call(init, timeout)
+        if answer.get("error"):
+            raise SandboxError(
+                f"the sandbox container {self.container_id[:12]} cannot give a run namespaces of its own "
+                f"({answer['error']}): the supervisor needs mounts and namespaces inside the container (a host "
+                "AppArmor profile or a rootless engine can refuse them; see docs/sandbox-docker.md)"
+            )
         if not answer.get("ready"):
-            raise SandboxError(f"the sandbox zygote in {self.container_id[:12]} did not start: {answer}")
+            raise SandboxError(f"the sandbox supervisor in {self.container_id[:12]} did not start: {answer}")
         self.harness_loaded = bool(answer.get("harness"))
 
     def call(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
-        """Send one request; return the supervisor's answer or raise SandboxError (then discard the channel)."""
+        """Send one request; return the supervisor's answer or raise SandboxError (then discard the channel):
+        a :class:`RunLost` once the supervisor has said the run started."""
         payload = json.dumps(request).encode()
         deadline = time.monotonic() + timeout
+        started = False
         try:
             self._raw.settimeout(timeout)
             self._raw.sendall(struct.pack(">Q", len(payload)) + payload)
-            size = struct.unpack(">Q", self._read_stdout(8, deadline))[0]
-            answer: dict[str, Any] = json.loads(self._read_stdout(size, deadline))
+            while True:
+                size = struct.unpack(">Q", self._read_stdout(8, deadline))[0]
+                answer: dict[str, Any] = json.loads(self._read_stdout(size, deadline))
+                if answer != {"started": True}:
+                    break
+                started = True
         except (OSError, EOFError, ValueError) as exc:
             tail = bytes(self._stderr[-800:]).decode(errors="replace")
-            raise SandboxError(
+            error = RunLost if started else SandboxError
+            raise error(
                 f"the sandbox supervisor in {self.container_id[:12]} gave no answer ({type(exc).__name__}: "
                 f"{exc}); its stderr: {tail!r}"
             ) from None
         if "supervisor_error" in answer:
-            raise SandboxError(f"the sandbox supervisor failed: {answer['supervisor_error']}")
+            error = RunLost if started else SandboxError
+            raise error(f"the sandbox supervisor failed: {answer['supervisor_error']}")
         return answer
 
     def _read_stdout(self, n: int, deadline: float) -> bytes:

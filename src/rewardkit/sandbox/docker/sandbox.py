@@ -30,13 +30,13 @@ from typing import Any
 from rewardkit._errors import ConfigError, SandboxError
 from rewardkit.sandbox.base import Limits, RunResult, Sandbox
 from rewardkit.sandbox.docker.image_build import DEFAULT_IMAGE, docker_client
-from rewardkit.sandbox.docker.pool import ContainerPool, ContainerSpec, Slot
+from rewardkit.sandbox.docker.pool import ContainerPool, ContainerSpec, RunLost, Slot, container_oom_kills
 from rewardkit.sandbox.harness_files import HARNESS_COMMAND, harness_files
-from rewardkit.sandbox.run_checks import check_run, clean_env, ran_out_of_memory
+from rewardkit.sandbox.run_checks import SHARED_CGROUP_INVARIANTS, check_run, clean_env, ran_out_of_memory
 
 SCRATCH_DIR = "/tmp/run"
 # The whole environment a program sees (the same as the local backend's): nothing inherited.
-CLEAN_ENV = clean_env("/usr/local/bin:/usr/bin:/bin", SCRATCH_DIR)
+CLEAN_ENV = clean_env("/usr/local/bin:/usr/bin:/bin", SCRATCH_DIR, invariants=SHARED_CGROUP_INVARIANTS)
 # Seconds the host waits beyond the wall-clock limit for the supervisor's answer before it gives up.
 ANSWER_GRACE = 30.0
 
@@ -155,6 +155,19 @@ class DockerSandbox(Sandbox):
                 if harness and not slot.channel.harness_loaded:  # this container's zygote could not import it
                     chosen = {**request, "harness": False, "files": {p: _b64(d) for p, d in files.items()}}
                 answer = slot.channel.call({**chosen, "uid": slot.uid, "gid": slot.uid}, timeout)
+            except RunLost:
+                # The program had started: what killed the supervisor may be its doing (an OOM kill in the
+                # container, say). The run is the program's failure, scored from what it left (no report),
+                # never retried as the infrastructure's: that would spare it its penalty.
+                ooms = container_oom_kills(slot.container.id)
+                self.pool.replace(slot)
+                elapsed = time.monotonic() - started
+                return RunResult(
+                    exit_code=None,
+                    duration=elapsed,
+                    timed_out=elapsed >= limits.wall_time,
+                    memory_exceeded=ooms is not None and ooms > slot.ooms,
+                )
             except SandboxError as exc:
                 last_error = str(exc)
                 self.pool.replace(slot, wait=True)
@@ -178,6 +191,8 @@ class DockerSandbox(Sandbox):
         return all(files.get(name) == data for name, data in self._harness.items())
 
     def _after_run(self, slot: Slot, answer: dict[str, Any]) -> None:
+        if answer.get("oom_killed"):
+            slot.ooms = container_oom_kills(slot.container.id) or slot.ooms
         if answer.get("zygote"):
             self.forked_runs += 1
         if not answer.get("guarded", True) and not self._warned_unguarded:

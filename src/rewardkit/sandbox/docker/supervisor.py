@@ -1,18 +1,16 @@
 """The in-container supervisor of the docker sandbox (stdlib only; sent as ``python3 -c`` source, with
-``seccomp.py`` prepended).
+``seccomp_bpf.py``, ``run_world.py`` and ``run_init.py`` prepended).
 
-It runs as root inside the container, whose capability set is only SETUID, SETGID and KILL: enough to
-drop to the run's unprivileged uid, and to kill and wipe whatever that uid left. One long-lived
-supervisor per container reads requests from stdin and answers on stdout, each message an 8-byte
-big-endian length followed by JSON.
+It runs as root inside the container, whose capability set is only what building a run's world takes
+(SETUID, SETGID, KILL, SYS_ADMIN, NET_ADMIN, SETPCAP). One long-lived supervisor per container reads requests
+from stdin and answers on stdout, each message an 8-byte big-endian length followed by JSON.
 
-Per run: the files are written root-owned and read-only into a sticky scratch dir; the program is forked
-as the container's uid in its own session, with rlimits (CPU, address space, processes, file size, open
-files, no core dumps), a raised OOM score and the seccomp signal guard. The supervisor feeds stdin, reads
-stdout/stderr up to the output cap, enforces the wall clock, then kills every process in the container but
-PID 1 and itself (daemons included), collects the requested files and wipes every place the uid can
-write (/tmp, /dev/shm, /dev/mqueue, SysV IPC). A run after which that cannot be shown clean is reported,
-and the host then replaces the container.
+Per run (``run``): the command is forked as PID 1 of namespaces of its own (``run_init.py``), which writes
+the files root-owned and read-only into its fresh scratch dir, hands us that dir (for ``collect``), drops to
+the container's run uid with no capabilities, rlimits and the seccomp deny list, and execs the command. We
+say ``started`` to the host, feed stdin, read stdout/stderr up to the output cap and enforce the wall clock;
+when the command (PID 1) ends, every process of the run dies with its namespace. A run after which a process
+is still alive in the container is reported (``clean`` false), and the host replaces the container.
 """
 
 import base64
@@ -21,32 +19,39 @@ import os
 import resource
 import select
 import signal
+import socket
 import struct
 import time
 
-if "install_signal_guard" not in globals():  # on the host; in a container seccomp.py is prepended
-    from rewardkit.sandbox.docker.seccomp import (
-        guard_program_for,
-        install_signal_guard,
-        prctl_function,
-        signal_guard_available,
+if "fork_run" not in globals():  # on the host; in a container the other modules are prepended
+    from rewardkit.sandbox.docker.run_init import (
+        RUN_SCRATCH,
+        become_run_uid,
+        build_world,
+        fork_run,
+        read_collected,
+        receive_fd,
+        send_fd,
     )
-    from rewardkit.sandbox.seccomp_bpf import AUDIT_ARCH
-if "kill_everything" not in globals():  # likewise netstate.py and wipe.py
-    from rewardkit.sandbox.docker.netstate import network_state
-    from rewardkit.sandbox.docker.wipe import (
-        NETWORK_BASELINE,
-        WRITABLE_DIRS,
-        collect_and_wipe,
-        drop_privileges,
-        kill_everything,
-        leftovers,
-        wipe,
-    )
+    from rewardkit.sandbox.run_world import drop_bounding_set
+    from rewardkit.sandbox.seccomp_bpf import deny_filter, filter_installer
 
-GUARD_AVAILABLE = signal_guard_available()
 OOM_CONTROL = "/sys/fs/cgroup/memory/memory.oom_control"
 OOM_EVENTS_V2 = "/sys/fs/cgroup/memory.events"
+STARTED = {"started": True}
+WORLD = {"scratch_bytes": 64 << 20, "shm_bytes": 16 << 20, "filter": None, "filtered": False}
+
+
+def prepare_filter():
+    """The seccomp deny list, assembled once before any fork; False where this Python or machine has none. Also
+    empties our capability bounding set, once for every run (what we hold now is unaffected)."""
+    drop_bounding_set()
+    try:
+        raw = deny_filter()
+        WORLD["filter"] = filter_installer(raw) if raw is not None else None
+    except ImportError:  # no ctypes
+        WORLD["filter"] = None
+    WORLD["filtered"] = WORLD["filter"] is not None
 
 
 def read_exact(fd, n):
@@ -84,10 +89,8 @@ def set_limits(limits):
 
 
 def write_files(scratch, files):
-    """As root: the run's files are read-only and root-owned in a sticky dir, so the program can add files
-    next to them but cannot edit, replace or delete them."""
-    os.mkdir(scratch)
-    os.chmod(scratch, 0o1777)
+    """As root: the run's files are read-only and root-owned in its sticky scratch dir, so the program can add
+    files next to them but cannot edit, replace or delete them."""
     for rel, b64 in files.items():  # base64 text from the host, or bytes the supervisor holds
         path = os.path.normpath(os.path.join(scratch, rel))
         if not path.startswith(scratch + "/"):
@@ -110,34 +113,36 @@ def write_files(scratch, files):
         os.chmod(path, 0o444)
 
 
-def start_program(req, stdin_fd, out_w, err_w):
-    """Fork the command; return (pid, None) or (pid, why it could not start), learnt through a CLOEXEC pipe
-    (never from the program's own output, which it could forge)."""
+def start_program(req, stdin_fd, out_w, err_w, scratch_sock=None):
+    """Fork the command as PID 1 of a run of its own; return (pid, None) or (pid, why it could not start),
+    learnt through a CLOEXEC pipe (never from the program's own output, which it could forge). With
+    ``scratch_sock``, the run's PID 1 sends its scratch dir through it first (for ``collect``)."""
     report_r, report_w = os.pipe2(os.O_CLOEXEC)
-    pid = os.fork()
-    if pid == 0:
+
+    def child():
         try:
+            build_world(WORLD["scratch_bytes"], WORLD["shm_bytes"])
+            write_files(RUN_SCRATCH, req["files"])
+            if scratch_sock is not None:
+                send_fd(scratch_sock, os.open(RUN_SCRATCH, os.O_RDONLY | os.O_DIRECTORY))
             os.dup2(stdin_fd, 0)
             os.dup2(out_w, 1)
             os.dup2(err_w, 2)
             os.closerange(3, report_w)
             os.closerange(report_w + 1, 1 << 16)
             os.setsid()
-            with open("/proc/self/oom_score_adj", "w") as fh:
-                fh.write("1000")
-            drop_privileges(req["uid"], req["gid"])
-            os.umask(0o022)
-            os.chdir(req["scratch"])
-            set_limits(req["limits"])
-            install_signal_guard(os.getpid())
+            os.chdir(RUN_SCRATCH)
+            become_run_uid(req["uid"], req["gid"], lambda: set_limits(req["limits"]), WORLD["filter"])
             signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-            env = dict(req["env"], HOME=req["scratch"])
+            env = dict(req["env"], HOME=RUN_SCRATCH)
             os.execvpe(req["command"][0], req["command"], env)
         except BaseException as exc:  # noqa: BLE001 - report it and leave; never return into the parent code
             try:
                 os.write(report_w, f"cannot start {req['command'][0]!r}: {exc}".encode()[:4000])
             finally:
                 os._exit(127)
+
+    pid = fork_run(child)
     os.close(report_w)
     message = b""
     while True:
@@ -230,42 +235,58 @@ def drain(out_r, out, err_r, err, cap):
     return why
 
 
-def run(req):
-    clean_before = kill_everything() and not leftovers()
+def run(req, say, spare=()):
+    """One exec run: ``say(message)`` tells the host it started; the answer to send when it is over."""
     in_r, in_w = os.pipe()
-    write_files(req["scratch"], req["files"])
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET) if req["collect"] else (None, None)
     ooms = oom_kills()
     started = time.monotonic()
-    pid, start_error = start_program(req, in_r, out_w, err_w)
+    pid, start_error = start_program(req, in_r, out_w, err_w, theirs)
     for fd in (in_r, out_w, err_w):
         os.close(fd)
+    scratch_fd = None
+    if theirs is not None:
+        theirs.close()
+        scratch_fd = receive_fd(ours) if start_error is None else None
+        ours.close()
+    if start_error is None:
+        say(STARTED)
     data = base64.b64decode(req.get("stdin") or "")
     status, out, err, why = pump(pid, out_r, err_r, in_w, data, req["limits"], started)
     duration = time.monotonic() - started
     if status is None:
-        os.kill(pid, signal.SIGKILL)
+        os.kill(pid, signal.SIGKILL)  # the run's PID 1: its whole namespace dies with it
         _, status = os.waitpid(pid, 0)
-    killed_all = kill_everything()
     if why != "output":
         why = drain(out_r, out, err_r, err, req["limits"]["max_output_bytes"]) or why
     os.close(out_r)
     os.close(err_r)
-    result_r, result_w = os.pipe()
+    files = {}
+    if scratch_fd is not None:
+        files = read_collected(scratch_fd, req["collect"], req["limits"]["max_output_bytes"])
+        os.close(scratch_fd)
+    left = stray_processes(spare)
+    return run_answer(status, out, err, why, duration, ooms, files, start_error, left)
+
+
+def stray_processes(spare=()):
+    """Live processes of the container but PID 1 (its reaper), this one and ``spare``: none, once a run's
+    namespace is gone."""
+    me, found = os.getpid(), []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) not in (1, me, *spare) and not _zombie(entry):
+            found.append(f"pid:{entry}")
+    return found
+
+
+def _zombie(pid):
     try:
-        helper = collect_and_wipe(req, result_w)
-    except OSError:  # no fork (the pids cap still full): the root wipe below and the leftover check decide
-        helper = None
-    os.close(result_w)
-    raw = read_to_end(result_r)
-    if helper is not None:
-        os.waitpid(helper, 0)
-    kill_everything()
-    for top in WRITABLE_DIRS:
-        wipe(top)  # as root: what the helper could not remove is the run's own root-owned files and dirs
-    left = leftovers()
-    return run_answer(status, out, err, why, duration, ooms, raw, clean_before and killed_all, start_error, left)
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X")
+    except (OSError, IndexError):
+        return True  # gone already
 
 
 def read_to_end(fd):
@@ -279,13 +300,8 @@ def read_to_end(fd):
     return raw
 
 
-def run_answer(status, out, err, why, duration, ooms, raw_files, clean, start_error, left):
-    """The answer for one finished run (both supervisors send it): ``raw_files`` is the collected files'
-    JSON, ``clean`` whether the run was clean before it and every process of it was killed after."""
-    try:
-        files = json.loads(raw_files or b"{}")
-    except ValueError:
-        files = {}
+def run_answer(status, out, err, why, duration, ooms, files, start_error, left):
+    """The answer for one finished run (both supervisors send it); ``left``: what the run left alive."""
     return {
         "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
         "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
@@ -295,31 +311,68 @@ def run_answer(status, out, err, why, duration, ooms, raw_files, clean, start_er
         "timed_out": why == "timeout",
         "output_truncated": why == "output",
         "oom_killed": oom_kills() > ooms,
-        "files": files,
-        "clean": bool(clean and not left),
-        "guarded": GUARD_AVAILABLE,
+        "files": {name: base64.b64encode(data).decode() for name, data in files.items()},
+        "clean": not left,
+        "guarded": WORLD["filtered"],
         "start_error": start_error,
         "leftovers": left[:20],
     }
 
 
+def write_message(fd, message):
+    data = json.dumps(message).encode()
+    view = memoryview(struct.pack(">Q", len(data)) + data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def read_message(fd):
+    return json.loads(read_exact(fd, struct.unpack(">Q", read_exact(fd, 8))[0]))
+
+
+def configure(init):
+    """The container's sizes, from the host's first message."""
+    WORLD.update(scratch_bytes=int(init["scratch_bytes"]), shm_bytes=int(init["shm_bytes"]))
+
+
+def world_problem():
+    """Build one run's world and drop to an unprivileged uid, as every run will: None, or what failed (a host
+    whose security profile refuses mounts or namespaces in containers, say)."""
+    report_r, report_w = os.pipe()
+
+    def child():
+        try:
+            build_world(WORLD["scratch_bytes"], WORLD["shm_bytes"])
+            become_run_uid(65534, 65534, lambda: None, WORLD["filter"])
+        except BaseException as exc:  # noqa: BLE001 - reported to the host, which refuses the container
+            os.write(report_w, f"{type(exc).__name__}: {exc}".encode()[:2000])
+        os._exit(0)
+
+    pid = fork_run(child)
+    os.close(report_w)
+    message = read_to_end(report_r)
+    os.waitpid(pid, 0)
+    return message.decode(errors="replace") or None
+
+
 def main():
     """Serve requests until stdin closes: one long-lived supervisor per container saves a docker exec per run."""
-    if GUARD_AVAILABLE:
-        guard_program_for(AUDIT_ARCH[os.uname().machine], 1)  # assembled once, before any fork
-        prctl_function()
-    NETWORK_BASELINE.update(network_state())
+    prepare_filter()
+    try:
+        configure(read_message(0))
+    except EOFError:
+        return
+    problem = world_problem()
+    write_message(1, {"ready": problem is None, "error": problem, "guarded": WORLD["filtered"], "harness": False})
+    if problem is not None:
+        return
     while True:
         try:
-            header = read_exact(0, 8)
+            req = read_message(0)
         except EOFError:
             return
-        req = json.loads(read_exact(0, struct.unpack(">Q", header)[0]))
         try:
-            result = run(req)
+            result = run(req, lambda message: write_message(1, message))
         except Exception as exc:  # noqa: BLE001 - answer, and let the host replace this container
             result = {"supervisor_error": f"{type(exc).__name__}: {exc}"}
-        data = json.dumps(result).encode()
-        view = memoryview(struct.pack(">Q", len(data)) + data)
-        while view:
-            view = view[os.write(1, view) :]
+        write_message(1, result)

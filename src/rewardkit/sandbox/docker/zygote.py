@@ -3,21 +3,18 @@ the sandbox runs with ``zygote=True``).
 
 One root server per container, started once with ``docker exec`` and spoken to over that exec's
 stdin/stdout, each message an 8-byte big-endian length and JSON. Its first message (``init``) carries
-the run uid and the code harness's modules, which it imports once from memory. Then it forks the
-**template**, which never reads a request, and serves runs:
+the run uid, the container's sizes and the code harness's modules, which it imports once from memory. Then
+it forks the **template**, which never reads a request, and serves runs:
 
-1. before it reads a request, it asks the template for the run's processes: the template forks the harness
-   supervisor, which forks the first candidate process (``prestart.py``); neither holds anything of
-   this run or an earlier one. The template hands the server the supervisor's pipes (``SCM_RIGHTS``) and
-   later its exit status (the supervisor is the template's child);
-2. it reads the request, writes the run's files (the harness's own from its copy), and either hands the
-   pre-forked supervisor its setup and the job (a harness run) or kills the pair and forks and execs the
-   command (any other run, as the exec path does);
-3. after the run: if anything of the run is still alive (or files are to be collected), a helper that can
-   signal the run's uid and nothing else (real and saved uid ``KILLER_UID``, effective uid the run's: the
-   run's processes cannot signal it back) SIGKILLs every process of that uid until none is left, collects
-   and wipes as that uid; then the server, as root, empties every writable place and checks that no
-   process, file, IPC object or network state is left, and answers with ``clean`` false if it cannot show it.
+1. before it reads a request, it asks the template for the run's processes: the template forks the run's
+   PID 1 into namespaces of its own (``prestart.py``, ``run_init.py``), which builds the run's world and
+   forks the first candidate process; neither holds anything of this run or an earlier one. The template
+   hands the server the run's pipes (``SCM_RIGHTS``) and later its exit status (PID 1 is its child);
+2. it reads the request and either hands the pre-forked PID 1 its setup, the program's files and the job (a
+   harness run) or kills it and forks and execs the command in a run of its own (any other run, as the exec
+   path does), tells the host the run started, and pumps its pipes;
+3. when the run's PID 1 has ended, every process of the run is gone with its namespace: the server checks
+   that no process is left in the container, and answers with ``clean`` false if one is.
 
 A failure in the server answers ``supervisor_error`` once and ends it: the host replaces the container.
 """
@@ -30,51 +27,30 @@ import os
 import resource
 import signal
 import socket
-import struct
 import sys
 import time
 
 if "prestart_harness" not in globals():  # on the host; in a container the other modules are prepended
-    from rewardkit.sandbox.docker.netstate import network_state
-    from rewardkit.sandbox.docker.prestart import HARNESS_MODULES, prestart_harness
-    from rewardkit.sandbox.docker.seccomp import guard_program_for, prctl_function
+    from rewardkit.sandbox.docker.prestart import HARNESS_MODULES, HARNESS_SOURCES, prestart_harness
+    from rewardkit.sandbox.docker.run_init import RUN_SCRATCH
     from rewardkit.sandbox.docker.supervisor import (
-        GUARD_AVAILABLE,
+        STARTED,
+        WORLD,
+        configure,
         drain,
         oom_kills,
+        prepare_filter,
         pump,
-        read_exact,
-        read_to_end,
+        read_message,
+        run,
         run_answer,
-        start_program,
-        write_files,
+        stray_processes,
+        world_problem,
+        write_message,
     )
-    from rewardkit.sandbox.docker.wipe import (
-        NETWORK_BASELINE,
-        kill_everything,
-        leftovers,
-        other_pids,
-        reap,
-        send_collected,
-        wipe_all,
-    )
-    from rewardkit.sandbox.seccomp_bpf import AUDIT_ARCH
 
-# A uid no run has: the after-run helper's real and saved uid, so that the run's processes cannot signal it.
-KILLER_UID = 1_999_999
-ZYGOTE = {"uid": None, "scratch": "/tmp/run", "sources": {}}
+ZYGOTE = {"uid": None}
 PRELOAD = ("ctypes", "math", "re", "collections", "itertools", "functools", "string", "heapq", "bisect")
-
-
-def read_message(fd):
-    return json.loads(read_exact(fd, struct.unpack(">Q", read_exact(fd, 8))[0]))
-
-
-def write_message(fd, message):
-    data = json.dumps(message).encode()
-    view = memoryview(struct.pack(">Q", len(data)) + data)
-    while view:
-        view = view[os.write(fd, view) :]
 
 
 class MemoryModules:
@@ -112,34 +88,39 @@ def load_harness(sources, scratch):
             __import__(name)
         except ImportError:
             continue
+    # what no run can change, noted once: each run checks only the rest (and what lies under its own mounts)
+    HARNESS_MODULES["code_invariants"].precheck((), ("/tmp", "/dev/shm", "/dev/mqueue", "/proc", "/sys"))
 
 
 def zygote_main():
+    prepare_filter()
     init = read_message(0)
-    ZYGOTE.update(uid=int(init["uid"]), scratch=init.get("scratch", ZYGOTE["scratch"]))
-    ZYGOTE["sources"] = {name: text.encode() for name, text in init.get("harness", {}).items()}
-    ready = {"ready": True, "guarded": GUARD_AVAILABLE, "harness": False}
+    configure(init)
+    ZYGOTE["uid"] = int(init["uid"])
+    sources = {name: text.encode() for name, text in init.get("harness", {}).items()}
+    problem = world_problem()
+    ready = {"ready": problem is None, "error": problem, "guarded": WORLD["filtered"], "harness": False}
+    if problem is not None:
+        write_message(1, ready)
+        return
     try:
-        if ZYGOTE["sources"]:
-            load_harness(init["harness"], ZYGOTE["scratch"])
+        if sources:
+            load_harness(init["harness"], RUN_SCRATCH)
+            HARNESS_SOURCES.update(sources)
             ready["harness"] = True
     except Exception as exc:  # noqa: BLE001 - say so; runs then take the exec path
         HARNESS_MODULES.clear()
         ready["harness_error"] = f"{type(exc).__name__}: {exc}"
-    if GUARD_AVAILABLE:
-        guard_program_for(AUDIT_ARCH[os.uname().machine], 1)  # assembled once, before any fork
-        prctl_function()
     gc.freeze()  # what the server holds stays out of every fork's collections: fewer pages copied per run
     template = start_template() if HARNESS_MODULES else None
-    NETWORK_BASELINE.update(network_state())  # the template's socket is part of it, as ours is left out
     write_message(1, ready)
     serve(template)
 
 
 def start_template():
     """Fork the template: it never reads a request; per run, on a word from the server, it forks the run's
-    harness supervisor (which forks the first candidate process), hands the server the pipes, and reports
-    the supervisor's exit status when it has reaped it."""
+    PID 1 (which forks the first candidate process), hands the server the pipes, and reports PID 1's exit
+    status when it has reaped it."""
     server_end, template_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     pid = os.fork()
     if pid == 0:
@@ -160,7 +141,7 @@ def template_loop(sock):
         if not sock.recv(16):
             return 0
         try:
-            pre = prestart_harness(ZYGOTE["uid"], ZYGOTE["scratch"])
+            pre = prestart_harness(ZYGOTE["uid"])
         except OSError as exc:
             sock.send(json.dumps({"error": str(exc)}).encode())
             continue
@@ -210,15 +191,13 @@ def serve(template):
     """One run per request, until the stream ends; a failure answers once, then ends the server."""
     spare = (template["pid"],) if template else ()
     while True:
-        # Nothing runs between the last run's check and this one; the network part of that check stands.
-        clean_before = not leftovers(spare=set(spare), network=False)
         pre = ask_template(template)
         try:
             req = read_message(0)
         except EOFError:
             return
         try:
-            result = zygote_run(req, pre, clean_before, spare)
+            result = zygote_run(req, pre, spare)
         except Exception as exc:  # noqa: BLE001 - answer, and stop: the host replaces this container
             write_message(1, {"supervisor_error": f"{type(exc).__name__}: {exc}"})
             return
@@ -226,8 +205,9 @@ def serve(template):
 
 
 def start_prestarted(req, pre):
-    """Give the pre-forked supervisor its setup; (pid, None) or (pid, why it could not start)."""
-    setup = json.dumps({"limits": req["limits"], "env": req["env"]}).encode()
+    """Give the pre-forked PID 1 its setup and the program's files; (pid, None) or (pid, why it could not
+    start)."""
+    setup = json.dumps({"limits": req["limits"], "env": req["env"], "files": req["files"]}).encode()
     write_all(pre["setup_w"], len(setup).to_bytes(8, "big") + setup)
     os.close(pre["setup_w"])
     message = b""
@@ -246,78 +226,46 @@ def write_all(fd, data):
         view = view[os.write(fd, view) :]
 
 
-def zygote_run(req, pre, clean_before, spare):
-    uid, scratch = ZYGOTE["uid"], ZYGOTE["scratch"]
-    req = {**req, "uid": uid, "gid": uid, "scratch": scratch}
+def zygote_run(req, pre, spare):
+    req = {**req, "uid": ZYGOTE["uid"], "gid": ZYGOTE["uid"]}
     harness = bool(req.get("harness")) and pre is not None
-    files = dict(req["files"])
-    if harness:
-        files.update(ZYGOTE["sources"])
-    elif req.get("harness"):
+    if req.get("harness") and not harness:
         raise RuntimeError("a harness run, but the harness did not load in this container")
-    begun, cpu_before = time.monotonic(), cpu_seconds()
-    write_files(scratch, files)
-    ooms = oom_kills()
-    started = time.monotonic()
-    if harness:
-        pid, start_error = start_prestarted(req, pre)
-        in_w, out_r, err_r = pre["in_w"], pre["out_r"], pre["err_r"]
-    else:
+    if not harness:  # any other command: as the exec path runs it, in a run of its own
         if pre is not None:
             close_prestarted(pre)
-        in_r, in_w = os.pipe()
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
-        pid, start_error = start_program(req, in_r, out_w, err_w)
-        for fd in (in_r, out_w, err_w):
-            os.close(fd)
+        return {**run(req, lambda message: write_message(1, message), spare), "zygote": False}
+    begun, cpu_before = time.monotonic(), cpu_seconds()
+    ooms = oom_kills()
+    started = time.monotonic()
+    pid, start_error = start_prestarted(req, pre)
+    if start_error is None:
+        write_message(1, STARTED)
     data = base64.b64decode(req.get("stdin") or "")
-    poll = (lambda: exit_status_from(pre, False)) if harness else None
-    status, out, err, why = pump(pid, out_r, err_r, in_w, data, req["limits"], started, poll)
+    status, out, err, why = pump(
+        pid, pre["out_r"], pre["err_r"], pre["in_w"], data, req["limits"], started, lambda: exit_status_from(pre, False)
+    )
     duration = time.monotonic() - started
     if status is None:
         try:
-            os.kill(pid, signal.SIGKILL)
+            os.kill(pid, signal.SIGKILL)  # the run's PID 1: its whole namespace dies with it
         except OSError:  # it ended a moment ago (the template has reaped it): its status is on the way
             pass
-        status = exit_status_from(pre, True)[1] if harness else os.waitpid(pid, 0)[1]
-    if harness:  # a pre-forked runner the harness never started (stdin/stdout tests) is still in its group
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except OSError:
-            pass
-    if not req["collect"] and not other_pids(spare=spare):
-        # Nothing of the run is alive (so nothing can start again) and nothing is to be collected: the
-        # root wipe below is all that is left to do.
-        killed_all, raw = True, b""
-    else:
-        result_r, result_w = os.pipe()
-        killed_all, helper = False, None
-        try:
-            helper = end_run(req, result_w, spare)
-        except OSError:  # no fork: the leftover check below decides
-            pass
-        os.close(result_w)
-        raw = read_to_end(result_r)
-        if helper is not None:
-            _, helper_status = os.waitpid(helper, 0)
-            killed_all = helper_status == 0
+        status = exit_status_from(pre, True)[1]
     if why != "output":
-        why = drain(out_r, out, err_r, err, req["limits"]["max_output_bytes"]) or why
-    os.close(out_r)
-    os.close(err_r)
-    reap()
-    wipe_all()  # as root: the run's own root-owned files and dirs, and what the helper could not remove
-    wiped = time.monotonic()
-    left = leftovers(spare=set(spare))
+        why = drain(pre["out_r"], out, pre["err_r"], err, req["limits"]["max_output_bytes"]) or why
+    os.close(pre["out_r"])
+    os.close(pre["err_r"])
+    ended = time.monotonic()
+    left = stray_processes(spare)
     return {
-        **run_answer(status, out, err, why, duration, ooms, raw, clean_before and killed_all, start_error, left),
-        "zygote": harness,
+        **run_answer(status, out, err, why, duration, ooms, {}, start_error, left),
+        "zygote": True,
         "phases": {
             "files": started - begun,
             "program": duration,
-            "end": wiped - started - duration,
-            "check": time.monotonic() - wiped,
+            "end": ended - started - duration,
+            "check": time.monotonic() - ended,
             **{key: value - cpu_before[key] for key, value in cpu_seconds().items()},
         },
     }
@@ -329,34 +277,12 @@ def cpu_seconds():
 
 
 def close_prestarted(pre):
-    """An exec run: the pre-forked pair is not used. Both are in the supervisor's process group (the runner
-    only leaves it when it is handed its start)."""
+    """An exec run: the pre-forked run is not used. Killing its PID 1 ends its namespace, candidate process
+    included."""
     for key in PIPES:
         os.close(pre[key])
-    for kill in (os.kill, os.killpg):  # the process first: one not yet in its own session has no runner yet
-        try:
-            kill(pre["pid"], signal.SIGKILL)
-        except OSError:  # already gone (the template reports it all the same)
-            pass
-    exit_status_from(pre, True)
-
-
-def end_run(req, result_w, spare):
-    """Fork the after-run helper: it may signal the run's uid and nothing else, and the run's processes
-    cannot signal it. It kills every process of the run, sends the collected files, and wipes as that uid."""
-    server = os.getpid()
-    pid = os.fork()
-    if pid:
-        return pid
-    code = 0
     try:
-        os.setgroups([])
-        os.setresgid(req["gid"], req["gid"], req["gid"])
-        os.setresuid(KILLER_UID, req["uid"], KILLER_UID)
-        if not kill_everything(spare=(server, *spare)):
-            code = 2
-        send_collected(req, result_w)
-        wipe_all()
-    except BaseException:  # noqa: BLE001
-        code = 1
-    os._exit(code)
+        os.kill(pre["pid"], signal.SIGKILL)
+    except OSError:  # already gone (the template reports it all the same)
+        pass
+    exit_status_from(pre, True)

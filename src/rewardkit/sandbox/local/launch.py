@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rewardkit._errors import SandboxError
-from rewardkit.sandbox import run_checks, seccomp_bpf
+from rewardkit.sandbox import run_checks, run_world, seccomp_bpf
 from rewardkit.sandbox.base import Limits
 
 ISOLATIONS = ("auto", "bwrap", "unshare", "rlimits")
@@ -40,13 +40,17 @@ SCRATCH = "/sandbox"
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime", "/etc/alternatives")
 _PRIVATE_DIRS = ("/dev/shm", "/var/tmp", "/run/lock")  # world-writable on a usual host (unshare mode)
-# argv: [hex of the packed filter, command...]; the first stderr line names the step if it fails
-SECCOMP_LOADER = (
+# argv: [hex of the packed filter or "-", command...]: lo up in the run's new network namespace (as bubblewrap
+# does), then the filter; the first stderr line names the step if it fails
+SETUP_STEP = (
     Path(seccomp_bpf.__file__).read_text()
+    + Path(run_world.__file__).read_text()
     + """
 import sys
 try:
-    filter_installer(bytes.fromhex(sys.argv[1]))()
+    loopback_up()
+    if sys.argv[1] != "-":
+        filter_installer(bytes.fromhex(sys.argv[1]))()
 except Exception as exc:
     sys.stderr.write("rk-seccomp: " + str(exc) + "\\n")
     sys.exit(126)
@@ -126,9 +130,9 @@ def sandbox_path() -> str:
     return ":".join([*dirs, "/usr/local/bin", "/usr/bin", "/bin"])
 
 
-def clean_env(scratch: str = SCRATCH) -> dict[str, str]:
+def clean_env(scratch: str = SCRATCH, invariants: str | None = None) -> dict[str, str]:
     """The whole environment a run sees: nothing inherited from the caller (no tokens, no keys)."""
-    return run_checks.clean_env(sandbox_path(), scratch, home=scratch)
+    return run_checks.clean_env(sandbox_path(), scratch, home=scratch, invariants=invariants)
 
 
 def limit_argv(limits: Limits) -> list[str]:
@@ -154,7 +158,7 @@ def drop_privileges_argv(uid: int | None) -> list[str]:
     ]
 
 
-def _system_binds() -> list[str]:
+def system_binds() -> list[str]:
     args: list[str] = []
     made: set[str] = set()
 
@@ -195,7 +199,7 @@ def bwrap_launch(
     if uid is None:  # not root: bubblewrap needs a user namespace, and runs as our own uid inside
         argv.append("--unshare-user")
     argv += ["--die-with-parent", "--new-session", "--as-pid-1"]
-    argv += _system_binds()
+    argv += system_binds()
     argv += ["--proc", "/proc", "--dev", "/dev"]
     # POSIX semaphores and shared memory (multiprocessing) need a writable /dev/shm: a private one per run
     argv += ["--perms", "1777", "--size", str(int(limits.max_scratch_bytes)), "--tmpfs", "/dev/shm"]
@@ -210,10 +214,14 @@ def bwrap_launch(
                 if sub not in made:
                     argv += ["--perms", "1777", "--dir", f"{SCRATCH}/{sub}"]
                     made.add(sub)
-            argv += ["--perms", "0444", "--file", str(fd), f"{SCRATCH}/{rel}"]
+            # a read-only bind each: the run can neither write nor replace it, even as an ordinary user, where
+            # the run's uid owns every file bubblewrap makes
+            argv += ["--perms", "0444", "--ro-bind-data", str(fd), f"{SCRATCH}/{rel}"]
     else:
         argv += ["--bind", host_scratch, SCRATCH]
-    argv += ["--symlink", SCRATCH, "/tmp", "--chdir", SCRATCH]
+    # the new root itself read-only: as an ordinary user it is ours in the user namespace, and the supervisor
+    # must not sit in (or under) a dir the run can write
+    argv += ["--symlink", SCRATCH, "/tmp", "--remount-ro", "/", "--chdir", SCRATCH]
     fds = tuple(files.values())
     if seccomp_fd is not None:
         argv += ["--seccomp", str(seccomp_fd)]
@@ -222,11 +230,9 @@ def bwrap_launch(
     return Launch(argv, fds, host_scratch)
 
 
-def seccomp_argv(seccomp: bytes | None) -> list[str]:
-    """A prefix that loads ``seccomp`` into the process, then execs the rest of the argv."""
-    if seccomp is None:
-        return []
-    return [os.path.realpath(sys.executable), "-I", "-S", "-c", SECCOMP_LOADER, seccomp.hex()]
+def setup_argv(seccomp: bytes | None) -> list[str]:
+    """A prefix that brings ``lo`` up and loads ``seccomp`` (if any) into the process, then execs the rest."""
+    return [os.path.realpath(sys.executable), "-I", "-S", "-c", SETUP_STEP, seccomp.hex() if seccomp else "-"]
 
 
 def unshare_launch(
@@ -240,7 +246,10 @@ def unshare_launch(
         'mount --make-rprivate / && mount -t tmpfs -o "size=$1,mode=1777" rk-scratch /tmp && '
         'cp -R "$2"/. /tmp/ && chmod -R a-w /tmp/* 2>/dev/null; chmod 1777 /tmp && '
         f'for d in {private}; do if [ -d "$d" ]; then mount -t tmpfs -o "size=$1,mode=1777" rk-private "$d" '
-        '|| exit 125; fi; done && cd /tmp && shift 2 && exec "$@"'
+        "|| exit 125; fi; done && "
+        # the cgroups above the run's own (the caller's, shared by every run): their high-water marks and counters
+        "if [ -d /sys/fs/cgroup ]; then mount -t tmpfs -o ro,mode=555 rk-masked /sys/fs/cgroup || exit 125; fi && "
+        'cd /tmp && shift 2 && exec "$@"'
     )
     argv = [
         *UNSHARE_NAMESPACES,
@@ -252,7 +261,7 @@ def unshare_launch(
         str(int(limits.max_scratch_bytes)),
         host_scratch,
     ]
-    argv += seccomp_argv(seccomp) + limit_argv(limits) + drop_privileges_argv(uid) + list(command)
+    argv += setup_argv(seccomp) + limit_argv(limits) + drop_privileges_argv(uid) + list(command)
     return Launch(argv, (), host_scratch, scratch="/tmp")
 
 
@@ -278,3 +287,13 @@ def rlimits_preexec(limits: Limits, seccomp: bytes | None) -> Callable[[], None]
             load_filter()
 
     return apply
+
+
+def file_memfd(name: str, data: bytes) -> int:
+    """An anonymous in-memory file holding ``data`` (a run's file, handed over as an fd), read from the start."""
+    fd = os.memfd_create(f"rk-{os.path.basename(name)}", 0)  # no CLOEXEC: bwrap inherits it via pass_fds
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd

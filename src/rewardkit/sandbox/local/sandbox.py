@@ -36,6 +36,7 @@ from rewardkit.sandbox.local.launch import (
     bwrap_launch,
     clean_env,
     detect_isolation,
+    file_memfd,
     rlimits_launch,
     rlimits_preexec,
     unshare_launch,
@@ -44,7 +45,7 @@ from rewardkit.sandbox.local.pump import pump_fds, run_result
 from rewardkit.sandbox.local.tree_removal import remove_tree
 from rewardkit.sandbox.local.zygote import is_harness_job
 from rewardkit.sandbox.local.zygote_pool import ZygotePool
-from rewardkit.sandbox.run_checks import check_run
+from rewardkit.sandbox.run_checks import FORK_EXEC_INVARIANTS, NO_INVARIANTS, check_run
 from rewardkit.sandbox.seccomp_bpf import deny_filter
 
 _UID_SPAN = 50_000
@@ -161,9 +162,9 @@ class LocalSandbox(Sandbox):
                 # unshare mounts a tmpfs over /tmp before copying the files in: stage them elsewhere
                 host_scratch = _host_scratch(blobs, "/var/tmp" if self.isolation == "unshare" else None)
             else:
-                fds = {name: _memfd(name, data) for name, data in blobs.items()}
+                fds = {name: file_memfd(name, data) for name, data in blobs.items()}
             if self.isolation == "bwrap" and self._seccomp is not None:
-                seccomp_fd = _memfd("seccomp", self._seccomp)
+                seccomp_fd = file_memfd("seccomp", self._seccomp)
             launch = self._launch(command, fds, limits, uid, host_scratch, seccomp_fd)
             result = self._execute_in_cgroup(launch, stdin, limits)
             if host_scratch is not None and collect and result.infra_error is None:
@@ -224,7 +225,7 @@ class LocalSandbox(Sandbox):
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=clean_env(launch.scratch),
+            env=clean_env(launch.scratch, NO_INVARIANTS if launch.rlimits is not None else FORK_EXEC_INVARIANTS),
             cwd=launch.cwd,
             pass_fds=launch.pass_fds,
             start_new_session=True,
@@ -258,15 +259,6 @@ class LocalSandbox(Sandbox):
             _kill_tree(proc, close_streams=False)
         if self._zygotes is not None:
             self._zygotes.close()
-
-
-def _memfd(name: str, data: bytes) -> int:
-    fd = os.memfd_create(f"rk-{os.path.basename(name)}", 0)  # no CLOEXEC: bwrap inherits it via pass_fds
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-    os.lseek(fd, 0, os.SEEK_SET)
-    return fd
 
 
 def _host_scratch(blobs: Mapping[str, bytes], parent: str | None = None) -> str:

@@ -24,14 +24,24 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from rewardkit.sandbox import seccomp_bpf
+from rewardkit.sandbox import run_world, seccomp_bpf
 from rewardkit.sandbox.base import Limits
 from rewardkit.sandbox.harness_files import HARNESS_COMMAND
 from rewardkit.sandbox.local.cgroup import RunCgroup
-from rewardkit.sandbox.local.launch import SCRATCH, UNSHARE_NAMESPACES, _system_binds, clean_env, sandbox_path
+from rewardkit.sandbox.local.launch import SCRATCH, UNSHARE_NAMESPACES, clean_env, sandbox_path, system_binds
 
 INSIDE = "/rk-zygote"  # where the zygote's own files are bound (bwrap)
-CAPS = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_KILL")
+# Mounts and namespaces, uid changes, killing; lo up in each run's network namespace (NET_ADMIN), an OOM score
+# the run cannot lower (SYS_RESOURCE), and the run's bounding set emptied (SETPCAP). A run holds none of them.
+CAPS = (
+    "CAP_SYS_ADMIN",
+    "CAP_SETUID",
+    "CAP_SETGID",
+    "CAP_KILL",
+    "CAP_NET_ADMIN",
+    "CAP_SYS_RESOURCE",
+    "CAP_SETPCAP",
+)
 _PRIVATE = {"bwrap": "/dev/shm", "unshare": "/dev/shm,/var/tmp,/run/lock"}
 _CRED = struct.Struct("3i")
 _HELLO_TIMEOUT = 30.0
@@ -53,6 +63,7 @@ def make_zygote_dir(harness: Mapping[str, bytes]) -> str:
         **harness,
         "local_zygote_main.py": Path(__file__).with_name("zygote_main.py").read_bytes(),
         "seccomp_bpf.py": Path(seccomp_bpf.__file__).read_bytes(),
+        "run_world.py": Path(run_world.__file__).read_bytes(),
     }
     for name, data in sources.items():
         path = os.path.join(root, name)
@@ -96,7 +107,7 @@ def zygote_argv(isolation: str, zygote_dir: str, ctrl_fd: int, seccomp: bytes | 
             "--unshare-cgroup-try",
             "--new-session",
             "--as-pid-1",
-            *_system_binds(),
+            *system_binds(),
             "--proc",
             "/proc",
             "--dev",

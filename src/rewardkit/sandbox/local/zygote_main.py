@@ -23,7 +23,6 @@ start (after a crash) and every stdin/stdout program are exec'd as a fresh inter
 fork-exec path. Two forks per run in all: the supervisor and the candidate process.
 """
 
-import ctypes
 import fcntl
 import gc
 import json
@@ -35,29 +34,29 @@ import sys
 HARNESS, SCRATCH, PRIVATE, CTRL_FD, SECCOMP_HEX = sys.argv[1:6]
 sys.path.insert(0, HARNESS)
 
+import code_case_runner
+import code_invariants
 import code_io_cases
 import code_procs
 import code_runner
 import code_supervisor
+import run_world
 import seccomp_bpf
+from run_world import CLONE_NEWPID, MS_BIND, MS_NODEV, MS_NOEXEC, MS_NOSUID, MS_RDONLY, MS_REMOUNT, check, mount
 
 sys.path[:] = [p for p in sys.path if p != HARNESS]
 
-CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWPID = 0x00020000, 0x04000000, 0x08000000, 0x20000000
-MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 0x4000, 0x40000
-LIBC = ctypes.CDLL(None, use_errno=True)
+LIBC = run_world.LIBC
 CTRL = socket.socket(fileno=int(CTRL_FD))
 PID_NS = os.open("/proc/self/ns/pid", os.O_RDONLY)
 LOAD_FILTER = seccomp_bpf.filter_installer(bytes.fromhex(SECCOMP_HEX)) if SECCOMP_HEX != "-" else None
-# A run's tmpfs mounts hide the harness dir when it lies under one of them (``unshare`` isolation, where
-# the zygote's dir is the host's temp dir): then each run gets the harness files in its scratch dir.
+# A run's tmpfs mounts hide the harness dir when it lies under one of them (``unshare`` isolation, where the
+# zygote's dir is the host's temp dir): then each run binds it back, read-only, at the same path, so that the
+# modules imported from it keep their files and the runner a later start execs is the zygote's own.
 HIDDEN = any(HARNESS == d or HARNESS.startswith(d.rstrip("/") + "/") for d in [SCRATCH, *PRIVATE.split(",")] if d)
-HARNESS_SOURCES = {}
-for _name in os.listdir(HARNESS) if HIDDEN else ():
-    if _name.startswith("code_") and _name.endswith(".py"):
-        with open(os.path.join(HARNESS, _name), "rb") as _fh:
-            HARNESS_SOURCES[_name] = _fh.read()
-RUN_HARNESS = SCRATCH if HIDDEN else HARNESS  # where a run's exec'd runner is started from
+# Under ``unshare`` the run sees the host's /sys: the zygote's cgroup (shared by its runs: memory high-water
+# mark, OOM and task counters) is hidden under an empty read-only tmpfs.
+MASKED = ("/sys/fs/cgroup",) if SCRATCH == "/tmp" else ()
 RLIMITS = {
     "cpu": resource.RLIMIT_CPU,
     "as": resource.RLIMIT_AS,
@@ -68,27 +67,8 @@ RLIMITS = {
 }
 
 
-def _check(result, what):
-    if result != 0:
-        errno = ctypes.get_errno()
-        raise OSError(errno, f"{what}: {os.strerror(errno)}")
-
-
-def _mount(source, target, fstype, flags, data=None):
-    _check(
-        LIBC.mount(
-            source and source.encode(),
-            target.encode(),
-            fstype and fstype.encode(),
-            ctypes.c_ulong(flags),
-            data and data.encode(),
-        ),
-        f"mount {target}",
-    )
-
-
 def _write_files(names, fds):
-    files = dict(HARNESS_SOURCES)
+    files = {}
     for name, fd in zip(names, fds, strict=False):
         chunks = []
         while True:
@@ -108,6 +88,18 @@ def _write_files(names, fds):
         while view:
             view = view[os.write(fd, view) :]
         os.close(fd)
+
+
+def _bind_harness_back(held):
+    """Under ``unshare``: the harness dir at its own path again (root-owned, read-only), before any candidate;
+    ``held`` is an fd on it opened in the run's mount namespace before the tmpfs hid it."""
+    parent = os.path.dirname(HARNESS)
+    if not os.path.isdir(parent):
+        os.makedirs(parent, mode=0o755)
+    os.mkdir(HARNESS, 0o555)
+    mount(f"/proc/self/fd/{held}", HARNESS, None, MS_BIND)
+    mount(None, HARNESS, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    os.close(held)
 
 
 def _close_all_but(keep):
@@ -135,14 +127,6 @@ def _hand_over(sock, pid):
     return start
 
 
-def _drop_privileges(uid):
-    """The run's uid, no capabilities, for good (no_new_privs and the seccomp filter are already on)."""
-    if uid is not None:
-        os.setgroups([])
-        os.setresgid(uid, uid, uid)
-        os.setresuid(uid, uid, uid)  # from root to another uid: every capability is gone
-
-
 def _wait_as_runner(sock, uid):
     """The pre-forked candidate process: hold nothing of the supervisor's, drop to the run's uid, wait for
     the first start of the runner, then be ``python3 -I -S -B code_runner.py PROGRAM READ WRITE``."""
@@ -153,7 +137,7 @@ def _wait_as_runner(sock, uid):
         os.dup2(devnull, 1)
         _close_all_but((sock.fileno(),))
         os.setsid()
-        _drop_privileges(uid)
+        run_world.drop_privileges(uid)
         LIBC.prctl(4, 1, 0, 0, 0)  # dumpable again, as an exec'd process of its own uid (PR_SET_DUMPABLE)
         try:
             message, fds, _, _ = socket.recv_fds(sock, 65536, 16)
@@ -167,9 +151,13 @@ def _wait_as_runner(sock, uid):
         if len(fds) != len(targets):
             os._exit(1)
         _place_fds(dict(zip(targets, fds, strict=False)))
-        sys.argv = [os.path.join(RUN_HARNESS, "code_runner.py"), *request["args"][1:4]]
-        sys.path.insert(0, RUN_HARNESS)
-        code_runner.main()
+        script = os.path.basename(request["args"][0])  # one of code_procs.PRESTARTABLE
+        sys.argv = [os.path.join(HARNESS, script), *request["args"][1:4]]
+        if script == "code_case_runner.py":
+            code_case_runner.main()  # the warm process of stdin/stdout cases
+        else:
+            sys.path.insert(0, HARNESS)
+            code_runner.main()
         code = 0
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
@@ -198,30 +186,34 @@ def _run_child(request, fds):
     uid = request.get("uid")
     try:
         os.setsid()  # process group 1 of the run: a candidate's killpg(getpgid(1)) is kill(-1), as elsewhere
-        _check(LIBC.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
-        _mount(None, "/", None, MS_REC | MS_PRIVATE)
-        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-        size = f"size={int(request['scratch_bytes'])},mode=1777"
-        _mount("rk-scratch", SCRATCH, "tmpfs", MS_NOSUID | MS_NODEV, size)
+        run_world.enter_namespaces(network=False)  # the zygote's, unused (see _serve_run)
+        held = os.open(HARNESS, os.O_PATH | os.O_DIRECTORY) if HIDDEN else None  # in this namespace's copy
+        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        run_world.limit_ipc()
+        scratch_bytes = int(request["scratch_bytes"])
+        run_world.mount_tmpfs(SCRATCH, scratch_bytes)
         for directory in filter(None, PRIVATE.split(",")):
             if os.path.isdir(directory) and not os.path.islink(directory):
-                _mount("rk-private", directory, "tmpfs", MS_NOSUID | MS_NODEV, size)
+                run_world.mount_tmpfs(directory, scratch_bytes, "rk-private")
+        for path in MASKED:
+            run_world.mask(path)
+        if held is not None:
+            _bind_harness_back(held)
         _write_files(request["files"], fds[4:])
-        adj = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
-        os.write(adj, b"1000")  # in the cgroup it shares with its zygote, the run is the OOM killer's choice
-        os.close(adj)
+        run_world.raise_oom_score()
         CTRL.sendmsg([b'{"op":"ready"}'])  # the host reads our pid from the socket's credentials
         if os.read(go_fd, 1) != b"1":
             os._exit(125)
         for fd, target in ((stdin_fd, 0), (stdout_fd, 1), (stderr_fd, 2)):
             os.dup2(fd, target)
+        stderr_fd = 2  # a failure from here on is told there: the originals close next
         _close_all_but(())
         os.chdir(SCRATCH)
         os.environ.clear()
         os.environ.update(request["env"])
         for name, value in request["rlimits"].items():
             resource.setrlimit(RLIMITS[name], (value[0], value[1]))
-        _check(LIBC.prctl(38, 1, 0, 0, 0), "no_new_privs")
+        run_world.no_new_privs()
         if LOAD_FILTER is not None:
             LOAD_FILTER()  # once, still as root: the candidate process forked next inherits it
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -230,22 +222,20 @@ def _run_child(request, fds):
             ours.close()
             _wait_as_runner(theirs, uid)
         theirs.close()
-        _drop_privileges(uid)
+        run_world.drop_privileges(uid)
     except BaseException as exc:  # noqa: BLE001 - a failure to build the run is the sandbox's, first stderr line
         os.write(stderr_fd, f"rk-zygote: {type(exc).__name__}: {exc}\n".encode())
         os._exit(125)
-    runner_path = os.path.join(RUN_HARNESS, "code_runner.py")  # read-only: a later start execs it from there
-    code_procs.PRESTARTED[:] = [(runner_path, _hand_over(ours, runner))]
-    code_supervisor.HERE = SCRATCH
+    runner_path = os.path.join(HARNESS, "code_runner.py")  # read-only: a later start execs it from there
+    code_procs.PRESTARTED[:] = [(runner_path, _hand_over(ours, runner), runner)]
     code_supervisor.PROGRAM = code_io_cases.PROGRAM = os.path.join(SCRATCH, "program.py")
     code_supervisor.RUNNER = runner_path
-    sys.path.insert(0, SCRATCH)
     code_supervisor.main()
     os._exit(0)
 
 
 def _serve_run(request, fds):
-    _check(LIBC.unshare(CLONE_NEWPID), "unshare(CLONE_NEWPID)")
+    check(LIBC.unshare(CLONE_NEWPID), "unshare(CLONE_NEWPID)")
     try:
         pid = os.fork()
         if pid == 0:
@@ -254,14 +244,19 @@ def _serve_run(request, fds):
             finally:
                 os._exit(125)
     finally:
-        _check(LIBC.setns(PID_NS, CLONE_NEWPID), "setns")  # our next fork must start a namespace again
+        check(LIBC.setns(PID_NS, CLONE_NEWPID), "setns")  # our next fork must start a namespace again
         for fd in fds:
             os.close(fd)
     _, status = os.waitpid(pid, 0)
+    run_world.fresh_network()  # the next run gets a network namespace no run has used
     return status
 
 
 def main():
+    run_world.drop_bounding_set()  # once, for every run (what we hold now is unaffected; a run inherits none)
+    run_world.new_network()  # runs share it while none uses it: a new one per run costs milliseconds of kernel time
+    # what no run can change, noted once: each run checks only the rest (and what lies under its own mounts)
+    code_invariants.precheck((os.path.join(HARNESS, "code_runner.py"),), (SCRATCH, *PRIVATE.split(",")))
     gc.collect()
     LIBC.malloc_trim(0)  # fewer resident pages: less for each fork to copy the page tables of and unmap
     gc.freeze()  # every fork would otherwise copy the pages the collector writes to (copy-on-write)

@@ -17,10 +17,10 @@ from dataclasses import dataclass, replace
 from rewardkit.sandbox.base import Limits, RunResult
 from rewardkit.sandbox.harness_files import harness_files
 from rewardkit.sandbox.local.cgroup import RunCgroup
-from rewardkit.sandbox.local.launch import clean_env
+from rewardkit.sandbox.local.launch import clean_env, file_memfd
 from rewardkit.sandbox.local.pump import pump_fds, run_result
 from rewardkit.sandbox.local.zygote import Zygote, ZygoteFailure, make_zygote_dir
-from rewardkit.sandbox.run_checks import rlimits
+from rewardkit.sandbox.run_checks import SHARED_CGROUP_INVARIANTS, rlimits
 
 
 @dataclass
@@ -89,7 +89,7 @@ class ZygotePool:
             if group is None and cgroups == "required":
                 self._release(zygote, healthy=True)
                 return RunResult(None, infra_error="local sandbox could not create the run's cgroup")
-            request["env"] = clean_env(zygote.scratch)
+            request["env"] = clean_env(zygote.scratch, SHARED_CGROUP_INVARIANTS)
             try:
                 return self._run_once(zygote, request, program_files, stdin, limits, group)
             except ZygoteFailure as exc:  # before the run existed: nothing of the program ran
@@ -107,17 +107,22 @@ class ZygotePool:
         limits: Limits,
         group: RunCgroup | None,
     ) -> RunResult:
-        from rewardkit.sandbox.local.sandbox import _memfd
-
         start = time.monotonic()
         stdin_r, stdin_w = os.pipe()
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         oom_before = group.oom_kills() if group is not None else 0
-        memfds = [_memfd(name, files[name]) for name in request["files"]]  # type: ignore[attr-defined]
+        memfds = [file_memfd(name, files[name]) for name in request["files"]]  # type: ignore[attr-defined]
         ends = [stdin_r, out_w, err_w]
         try:
             go_w = zygote.start_run(request, [*ends, *memfds])
+        except ZygoteFailure as exc:
+            os.close(err_w)
+            ends.remove(err_w)
+            why = _pending(err_r)  # the run's first process says on stderr what it could not build
+            for fd in (stdin_w, out_r, err_r):
+                os.close(fd)
+            raise ZygoteFailure(f"{exc}{': ' + why if why else ''}") from None
         except BaseException:
             for fd in (stdin_w, out_r, err_r):
                 os.close(fd)
@@ -140,23 +145,21 @@ class ZygotePool:
             )
             if truncated or timed_out:
                 zygote.kill_run()
-            broken = None
             try:
                 code: int | None = zygote.end_run(max(3.0, start + limits.wall_time + 1.0 - time.monotonic()))
-            except ZygoteFailure as exc:  # no run can reach the zygote: its failure is the sandbox's
+            except ZygoteFailure:
+                # The run had started: whatever failed now may be its doing (an OOM kill that took the zygote,
+                # say), so it is the run's failure (no report: scored as the program's), never a retryable
+                # infrastructure failure that would spare it its penalty. The zygote is not reused.
                 zygote.kill_run()
-                healthy, code, broken = False, None, f"local sandbox: the zygote failed during the run: {exc}"
+                healthy, code = False, None
         finally:
             os.close(out_r)
             os.close(err_r)
             oom = group is not None and group.oom_kills() > oom_before  # before a release may remove the group
             self._release(zygote, healthy)
         result = run_result("zygote", code, out, err, truncated, timed_out, time.monotonic() - start)
-        if broken is not None and not oom:  # (an OOM kill in the group is the run's doing, whoever died)
-            return replace(result, infra_error=broken)
-        if oom:
-            result = replace(result, memory_exceeded=True)
-        return result
+        return replace(result, memory_exceeded=True) if oom else result
 
     def pids(self) -> set[int]:
         """Host pids of the zygotes' processes (the launcher and the zygote itself), idle or busy."""
@@ -177,3 +180,12 @@ class ZygotePool:
             zygote.kill()
         if self.zygote_dir is not None:
             shutil.rmtree(self.zygote_dir, ignore_errors=True)
+
+
+def _pending(fd: int) -> str:
+    """What is already in the pipe ``fd`` (its writers gone), as text, at most 2,000 bytes."""
+    os.set_blocking(fd, False)
+    try:
+        return os.read(fd, 2000).decode("utf-8", "replace").strip()
+    except OSError:
+        return ""

@@ -8,6 +8,7 @@ the ``keep`` list; every other fd of the supervisor is close-on-exec.
 
 from __future__ import annotations
 
+import _signal  # type: ignore[import-not-found]
 import os
 import signal
 import sys
@@ -22,10 +23,13 @@ class Deadline(BaseException):
 _KEPT = {signal.SIGKILL, signal.SIGSTOP, signal.SIGCHLD, signal.SIGALRM}
 _SHIELDED: list[int] = []
 STARTED = [0]  # candidate processes started so far (after the first, a failure may be the candidate's doing)
-# Set by the local sandbox's warm zygote: [(runner path, start)], where start(args, stdin, stdout, stderr, keep)
-# hands the first start of the runner to a candidate process forked before the job was read and returns its
-# pid (a child of ours), or None when it cannot (then, and for every later start, one is exec'd). Empty elsewhere.
+# Set by the warm zygotes: [(runner path, start, pid)], where start(args, stdin, stdout, stderr, keep) hands the
+# first start of the runner to the candidate process ``pid`` (a child of ours, forked before the job was read)
+# and returns that pid, or None when it cannot (then, and for every later start, one is exec'd). Empty elsewhere.
 PRESTARTED: list = []
+# The dir candidate processes start in (the scratch dir); the supervisor itself stays in a dir the run cannot
+# write (see code_invariants.py).
+RUN_DIR = [""]
 
 
 def shield_signals() -> None:
@@ -42,7 +46,7 @@ def shield_signals() -> None:
         if number in _KEPT:
             continue
         try:
-            signal.signal(number, signal.SIG_IGN)
+            _signal.signal(number, _signal.SIG_IGN)  # not signal.signal: its enum wrapping costs a run 0.1 ms
         except (OSError, ValueError, RuntimeError):
             continue
         _SHIELDED.append(number)
@@ -79,9 +83,22 @@ class Child:
         for fd in keep:
             os.set_inheritable(fd, True)
         actions = [(os.POSIX_SPAWN_DUP2, stdin, 0), (os.POSIX_SPAWN_DUP2, stdout, 1), (os.POSIX_SPAWN_DUP2, stderr, 2)]
-        self.pid = os.posix_spawn(
-            argv[0], argv, dict(os.environ), file_actions=actions, setsid=True, setsigdef=[*_SHIELDED, signal.SIGALRM]
-        )
+        home = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC) if RUN_DIR[0] else None
+        try:
+            if RUN_DIR[0]:
+                os.chdir(RUN_DIR[0])  # posix_spawn has no chdir action: only this call runs in the scratch dir
+            self.pid = os.posix_spawn(
+                argv[0],
+                argv,
+                dict(os.environ),
+                file_actions=actions,
+                setsid=True,
+                setsigdef=[*_SHIELDED, signal.SIGALRM],
+            )
+        finally:
+            if home is not None:
+                os.fchdir(home)
+                os.close(home)
 
     def settle(self, status: int) -> None:
         self.returncode = os.waitstatus_to_exitcode(status)
@@ -105,8 +122,13 @@ class Child:
         return self.returncode
 
 
+# The harness scripts a pre-forked candidate process can become (the runner of function tests, or of cases).
+PRESTARTABLE = ("code_runner.py", "code_case_runner.py")
+
+
 def spawn_python(args: list[str], *, stdin: int, stdout: int, stderr: int, keep: tuple[int, ...] = ()) -> Child:
-    if PRESTARTED and args and args[0] == PRESTARTED[0][0]:
+    prestarted_here = PRESTARTED and args and os.path.dirname(args[0]) == os.path.dirname(PRESTARTED[0][0])
+    if prestarted_here and os.path.basename(args[0]) in PRESTARTABLE:
         pid = PRESTARTED.pop()[1](args, stdin, stdout, stderr, keep)
         if pid is not None:
             return Child(args, stdin=stdin, stdout=stdout, stderr=stderr, pid=pid)
@@ -116,12 +138,12 @@ def spawn_python(args: list[str], *, stdin: int, stdout: int, stderr: int, keep:
 def sweep(child: Child | None) -> None:
     """Kill the candidate's processes (every one when we are PID 1) and reap them."""
     if os.getpid() == 1:
-        try:
-            os.kill(-1, signal.SIGKILL)
-        except OSError:
-            pass
         end = time.monotonic() + 2.0
         while time.monotonic() < end:
+            try:  # again each round: a pre-forked candidate process that was still root a moment ago is not now
+                os.kill(-1, signal.SIGKILL)
+            except OSError:
+                pass
             try:
                 pid, status = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:

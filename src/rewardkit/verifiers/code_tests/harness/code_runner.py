@@ -65,6 +65,28 @@ def main() -> None:
         wire.send(write_fd, _answer(message, namespace, handles))
 
 
+def _object_maker(namespace):  # type: ignore[no-untyped-def]
+    """Rebuilds a test object the supervisor sent: as the program's class of that name, or an empty one."""
+    made: dict = {}
+
+    def make(name, attrs):  # type: ignore[no-untyped-def]
+        cls = namespace.get(name)
+        if not isinstance(cls, type):
+            cls = made.setdefault(name, type(name, (), {}))
+        obj = cls.__new__(cls)
+        obj.__dict__.update(attrs)
+        return obj
+
+    return make
+
+
+def _sent_back(arg):  # type: ignore[no-untyped-def]
+    try:
+        return wire.encode(arg) if type(arg) in (list, dict, set) else None
+    except (wire.WireError, RecursionError):
+        return None  # holds objects: not copied back
+
+
 def _resolve(ref, namespace, handles):  # type: ignore[no-untyped-def]
     if ref[0] == "n":
         return namespace[ref[1]]
@@ -76,10 +98,11 @@ def _answer(message, namespace, handles):  # type: ignore[no-untyped-def]
         target = _resolve(message["ref"], namespace, handles)
         op = message["op"]
         if op == "call":
-            args = [wire.decode(a, handles.__getitem__) for a in message["args"]]
-            kwargs = {k: wire.decode(v, handles.__getitem__) for k, v in message["kwargs"]}
+            make = _object_maker(namespace)
+            args = [wire.decode(a, handles.__getitem__, 0, make) for a in message["args"]]
+            kwargs = {k: wire.decode(v, handles.__getitem__, 0, make) for k, v in message["kwargs"]}
             value = target(*args, **kwargs)
-            after = [wire.encode(a) if type(a) in (list, dict, set) else None for a in args]
+            after = [_sent_back(a) for a in args]
             return {"ok": wire.encode(value, handles), "after": after}
         if op == "getattr":
             return {"ok": wire.encode(getattr(target, message["name"]), handles)}

@@ -32,9 +32,22 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+import code_invariants
 import code_io_cases
 import code_wire as wire
-from code_procs import STARTED, Child, Deadline, Events, nondumpable, shield_signals, spawn_python, sweep
+from code_invariants import InvariantBroken
+from code_procs import (
+    PRESTARTED,
+    RUN_DIR,
+    STARTED,
+    Child,
+    Deadline,
+    Events,
+    nondumpable,
+    shield_signals,
+    spawn_python,
+    sweep,
+)
 from code_recorder import FirstFailure, Recorder, describe
 
 sys.path.remove(HERE)  # the candidate can write here: nothing may be imported from it from now on
@@ -149,7 +162,10 @@ class Remote:
 class Candidate:
     """The candidate's process: started lazily, restarted after a crash or a timeout."""
 
-    def __init__(self, deadline: float, call_timeout: float | None, events: Events, on_crash=None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(  # type: ignore[no-untyped-def]
+        self, deadline: float, call_timeout: float | None, events: Events, on_crash=None, checker=None
+    ) -> None:
+        self.checker = checker
         self.deadline = deadline
         self.call_timeout = call_timeout
         self.events = events
@@ -173,6 +189,8 @@ class Candidate:
         self.starts += 1
         if self.starts > 1:
             self.events.add("restarts")
+            if self.checker is not None:
+                self.checker.between_cases()  # nothing of the crashed process may answer for the fresh one
         to_child, from_parent = os.pipe()
         from_child, to_parent = os.pipe()
         devnull = os.open(os.devnull, os.O_RDONLY)
@@ -259,8 +277,8 @@ class Candidate:
         message = {"op": op, "ref": remote._ref}
         if op == "call":
             handle_of = self._handle_of
-            message["args"] = [wire.encode(a, None, 0, handle_of) for a in fields["args"]]
-            message["kwargs"] = [[k, wire.encode(v, None, 0, handle_of)] for k, v in fields["kwargs"].items()]
+            message["args"] = [wire.encode(a, None, 0, handle_of, True) for a in fields["args"]]
+            message["kwargs"] = [[k, wire.encode(v, None, 0, handle_of, True)] for k, v in fields["kwargs"].items()]
         if op == "getattr":
             message["name"] = fields["name"]
         try:
@@ -305,10 +323,10 @@ class Candidate:
         return None
 
 
-def run_function_tests(job: dict, deadline: float, events: Events, result: dict) -> None:
+def run_function_tests(job: dict, deadline: float, events: Events, result: dict, checker=None) -> None:  # type: ignore[no-untyped-def]
     """Run the tests, already instrumented on the host (``code_instrument``), against the candidate."""
     recorder = Recorder(job["sites"], deadline, bool(job.get("stop_at_failure")))
-    candidate = Candidate(deadline, job.get("call_timeout"), events, on_crash=recorder.crash)
+    candidate = Candidate(deadline, job.get("call_timeout"), events, on_crash=recorder.crash, checker=checker)
     result.update(mode="function", tests=recorder.outcomes)
     timed_out = False
     try:
@@ -319,13 +337,14 @@ def run_function_tests(job: dict, deadline: float, events: Events, result: dict)
             return
         result["load"] = {"status": "ok"}
         namespace = {
-            "__name__": "__rk_tests__",
+            "__name__": wire.TESTS_MODULE,
             "__builtins__": builtins,
             "__rk_record__": recorder,
             "__rk_commit__": recorder.commit,
             "__rk_Deadline__": Deadline,
         }
         _bind_candidate_names(namespace, candidate, job["names"])
+        _bind_program_imports(namespace, candidate, job.get("imports") or [])
         errors: list[str] = []
         try:
             _run_tests(job, namespace, candidate, errors, recorder)
@@ -410,11 +429,32 @@ def _bind_candidate_names(namespace: dict, candidate: Candidate, used: list[str]
             namespace[name] = Remote(candidate, ["n", name], candidate.gen, f"candidate {name}")
 
 
+def _bind_program_imports(namespace: dict, candidate: Candidate, imported: list) -> None:
+    """Bind the names the tests import from the program itself (``from solution import pow``, a row's
+    ``fn_name``) as the program's, even where one is also a builtin's name: the tests name them as the
+    program's. The names come from the tests, never from the program; one the program lacks is still the
+    program's (calling it fails there), so a builtin of that name can never stand in for it."""
+    for name in imported:
+        if type(name) is not str or not name.isidentifier():
+            continue
+        info = candidate.names.get(name)
+        if type(info) is dict and info.get("kind") == "value":
+            try:
+                namespace[name] = wire.decode(info.get("value"))
+                continue
+            except (wire.WireError, RecursionError):
+                pass
+        namespace[name] = Remote(candidate, ["n", name], candidate.gen, f"candidate {name}")
+
+
 def main() -> None:
+    checker = code_invariants.Checker((sys.executable, RUNNER, code_io_cases.CASE_RUNNER))
+    checked = False  # the checks at start passed: those before the report count
     private = nondumpable()
     shield_signals()
     os.write(2, b"\n")  # the first stderr line is ours: a sandbox reads a tool's failure from that line
-    os.chdir(HERE)
+    RUN_DIR[0] = os.path.dirname(PROGRAM)  # candidates start in the scratch dir...
+    os.chdir("/")  # ...and nothing of ours runs in a dir the run can write
     job = json.loads(sys.stdin.buffer.read().decode("utf-8"))
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
@@ -436,10 +476,17 @@ def main() -> None:
     try:
         if not private:  # a candidate of our uid could read the nonce and tests out of our memory
             raise RuntimeError("cannot make the supervisor non-dumpable (no ctypes or prctl): refusing to judge")
+        try:
+            result["invariants"] = checker.at_start(tuple(entry[2] for entry in PRESTARTED))
+        except (InvariantBroken, OSError) as exc:
+            raise RuntimeError(f"refusing to judge: {exc}") from None
+        checked = True
         runner = code_io_cases.run_io_tests if job["mode"] == "io" else run_function_tests
-        runner(job, deadline, events, result)
+        runner(job, deadline, events, result, checker)
     except Deadline:
         result["deadline_hit"] = True
+    except InvariantBroken as exc:  # between cases, after candidates ran: nothing is credited
+        result["refused"] = describe(exc, 1000)
     except MemoryError:  # a reply too big to hold: the candidate's doing, not a harness failure
         events.add("memory_errors")
         result["aborted"] = "MemoryError"
@@ -452,6 +499,11 @@ def main() -> None:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, signal.SIG_IGN)
     sweep(None)
+    if checked:
+        try:
+            checker.before_report()
+        except (InvariantBroken, OSError) as exc:
+            result["refused"] = describe(exc, 1000)
     result["events"] = events.counts
     result["seconds"] = round(time.monotonic() - start, 4)
     line = f"{RESULT_TAG} {nonce} {json.dumps(result, separators=(',', ':'))}\n".encode()

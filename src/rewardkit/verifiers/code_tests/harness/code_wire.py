@@ -8,6 +8,11 @@ Values cross as tagged JSON, and :func:`decode` builds only exact built-in types
 ``frozenset``): an object with a rigged ``__eq__``, a ``str`` subclass or a patched builtin in the
 candidate's process cannot reach the supervisor's comparisons. Anything else stays in the candidate's
 process and crosses as an opaque handle ``["h", id]``. Frames are a 4-byte length and a JSON body.
+
+One thing crosses the other way by value only: an instance of a class the test code defines (MBPP's
+``test_setup_code`` classes, a pytest file's helper class) that the tests pass to the candidate, as
+``["o", class name, attributes]``. The candidate rebuilds it as an instance of its own class of that name
+(the setup code runs there too) or of an empty class so named; the supervisor never decodes ``"o"``.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import time
 
 MAX_FRAME = 16 << 20
 MAX_DEPTH = 200
+TESTS_MODULE = "__rk_tests__"  # the ``__name__`` the supervisor runs the test code under
 
 
 class WireError(Exception):
@@ -29,11 +35,22 @@ class WireTimeout(WireError):
     """No complete message before the deadline."""
 
 
-def encode(value, handles=None, depth=0, handle_of=None):  # type: ignore[no-untyped-def]
+def test_object_class(value):  # type: ignore[no-untyped-def]
+    """The class name of ``value`` when the test code defined its class (and every base but ``object``)
+    and its state is its ``__dict__``; else None. Only the supervisor asks, of its own objects."""
+    cls = type(value)
+    mro = cls.__mro__[:-1]
+    if not mro or any(c.__dict__.get("__module__") != TESTS_MODULE or "__slots__" in c.__dict__ for c in mro):
+        return None
+    return cls.__name__ if type(getattr(value, "__dict__", None)) is dict else None
+
+
+def encode(value, handles=None, depth=0, handle_of=None, by_value=False):  # type: ignore[no-untyped-def]
     """A JSON-able tagged form of ``value``.
 
     Non-data objects become handles when ``handles`` is a dict (the candidate's side); on the
-    supervisor's side ``handle_of(value)`` gives the handle id of a proxy it got back earlier.
+    supervisor's side ``handle_of(value)`` gives the handle id of a proxy it got back earlier, and with
+    ``by_value`` an instance of a class the test code defined crosses as its class name and attributes.
     """
     if depth > MAX_DEPTH:
         raise WireError("value nested too deeply")
@@ -59,15 +76,18 @@ def encode(value, handles=None, depth=0, handle_of=None):  # type: ignore[no-unt
     if t in (list, tuple, set, frozenset):
         tags: dict[type, str] = {list: "l", tuple: "t", set: "S", frozenset: "F"}
         tag = tags[t]
-        return [tag, [encode(v, handles, depth + 1, handle_of) for v in value]]
+        return [tag, [encode(v, handles, depth + 1, handle_of, by_value) for v in value]]
     if t is dict:
         return [
             "d",
             [
-                [encode(k, handles, depth + 1, handle_of), encode(v, handles, depth + 1, handle_of)]
+                [encode(k, handles, depth + 1, handle_of, by_value), encode(v, handles, depth + 1, handle_of, by_value)]
                 for k, v in value.items()
             ],
         ]
+    name = test_object_class(value) if by_value else None
+    if name is not None:
+        return ["o", name, encode(dict(value.__dict__), handles, depth + 1, handle_of, by_value)]
     if handles is None:
         raise WireError(f"cannot send a {t.__name__} value")
     key = len(handles) + 1
@@ -75,8 +95,9 @@ def encode(value, handles=None, depth=0, handle_of=None):  # type: ignore[no-unt
     return ["h", key]
 
 
-def decode(node, make_handle=None, depth=0):  # type: ignore[no-untyped-def]
-    """The value of a tagged form; strict: anything unexpected raises WireError."""
+def decode(node, make_handle=None, depth=0, make_object=None):  # type: ignore[no-untyped-def]
+    """The value of a tagged form; strict: anything unexpected raises WireError. ``"o"`` (a test object)
+    is decoded only with ``make_object(class name, attributes)``: on the candidate's side."""
     if depth > MAX_DEPTH:
         raise WireError("value nested too deeply")
     if type(node) is not list or not node or type(node[0]) is not str:
@@ -98,15 +119,21 @@ def decode(node, make_handle=None, depth=0):  # type: ignore[no-untyped-def]
         if tag == "y" and len(node) == 2 and type(node[1]) is str:
             return bytes.fromhex(node[1])
         if tag in ("l", "t", "S", "F") and len(node) == 2 and type(node[1]) is list:
-            items = [decode(v, make_handle, depth + 1) for v in node[1]]
+            items = [decode(v, make_handle, depth + 1, make_object) for v in node[1]]
             return {"l": list, "t": tuple, "S": set, "F": frozenset}[tag](items)
         if tag == "d" and len(node) == 2 and type(node[1]) is list:
             out = {}
             for pair in node[1]:
                 if type(pair) is not list or len(pair) != 2:
                     raise WireError("malformed dict item")
-                out[decode(pair[0], make_handle, depth + 1)] = decode(pair[1], make_handle, depth + 1)
+                key = decode(pair[0], make_handle, depth + 1, make_object)
+                out[key] = decode(pair[1], make_handle, depth + 1, make_object)
             return out
+        if tag == "o" and len(node) == 3 and type(node[1]) is str and make_object is not None:
+            attrs = decode(node[2], make_handle, depth + 1, make_object)
+            if type(attrs) is not dict or not all(type(k) is str for k in attrs):
+                raise WireError("malformed object attributes")
+            return make_object(node[1], attrs)
         if tag == "h" and len(node) == 2 and type(node[1]) is int and make_handle is not None:
             return make_handle(node[1])
     except (TypeError, ValueError, OverflowError) as exc:
