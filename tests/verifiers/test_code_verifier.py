@@ -256,6 +256,7 @@ def test_settings_are_the_sandbox_limits_with_the_verifiers_own_defaults() -> No
         "call_timeout": 3.0,
         "tolerance": "auto",
         "partial_credit": True,
+        "public_tests_only": False,
         "workers": None,
     }
     assert CodeConfig().limits() == Limits(max_processes=16)

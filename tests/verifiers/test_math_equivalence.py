@@ -48,9 +48,7 @@ def test_integers_and_fractions_compare_exactly(gold, answer):
     "gold, answer",
     [
         (r"\frac16", "0.166667"),
-        (r"\frac16", "0.1667"),
         (r"\frac{2}{3}", "0.666667"),
-        (r"\frac{2}{3}", "0.667"),
         (r"-\frac{5}{7}", "-0.714286"),
         ("16386.17", "16386.169"),
         ("3.14159", r"\pi"),
@@ -81,6 +79,47 @@ def test_a_decimal_matches_what_rounds_to_it_at_its_places(gold, answer):
 def test_a_decimal_that_does_not_round_to_the_value_is_wrong(gold, answer):
     # 0.3 and 0.33 round 1/3 correctly but carry fewer than three significant digits: not an answer to 1/3.
     assert _judged(gold, answer) == (False, "ok")
+
+
+@pytest.mark.parametrize(
+    "gold, answer, places",
+    [
+        (r"\frac16", "0.1667", 4),
+        (r"\frac{2}{3}", "0.667", 3),
+        (r"\frac13", "0.333", 3),
+        (r"\pi", "3.14", 2),
+        (r"2\pi", "6.28", 2),
+        (r"\frac{2}{7}", "0.286", 3),
+        (r"\sqrt{2}", "1.4142", 4),
+        (r"\frac{7}{16}", "0.438", 3),
+        (r"\frac{70}{9}", "7.78", 2),
+    ],
+)
+def test_a_rounded_decimal_is_not_an_exact_answer_unless_places_allow_it(gold, answer, places):
+    # the default asks math-verify's precision (6 places): a policy paid for 0.333 stops writing 1/3
+    assert _judged(gold, answer) == (False, "ok")
+    assert judge((answer,), gold, places).correct
+    assert not judge((answer,), gold, places + 1).correct
+    assert not judge((answer + "9",), gold, places + 1).correct  # a wrong digit is wrong at any precision
+
+
+@pytest.mark.parametrize(
+    "reference, completion, correct",
+    [
+        (r"\frac{-625741}{2}", r"\boxed{-312870.5}", True),  # a sign inside the numerator
+        (r"\frac{-3}{4}", r"\boxed{-0.75}", True),
+        (r"\dfrac{7}{-8}", r"\boxed{-0.875}", True),  # ... or the denominator
+        (r"-\frac{-9}{4}", r"\boxed{2.25}", True),  # two signs
+        (r"\frac{-9}{4}", r"\boxed{2.25}", False),
+        (r"\frac{-1}{3}", r"\boxed{-0.333}", False),  # still a rounding, not the exact value
+        (r"\frac{-1}{3}", r"\boxed{-0.333333}", True),
+        (r"\frac{1}{2}-3", r"\boxed{-2.5}", True),  # evaluated: a written decimal is exact as written
+        (r"\frac{1}{2}-3", r"\boxed{-2.4}", False),
+        (r"\frac{-14}{6}", r"\boxed{-\frac{7}{3}}", True),
+    ],
+)
+def test_a_decimal_equal_to_a_signed_fraction_is_exact(math_verifier, reference, completion, correct):
+    assert math_verifier.verify(completion, reference).correct is correct
 
 
 def test_number_parsing_keeps_places_and_digits():

@@ -34,13 +34,13 @@ LENIENT_READS = [
     ("an answer word then inline math", "Answer $ 14 $", ("14",), "last_math"),
     ("an unboxed inequality in a sentence", r"Hence $y \leq -3$ is the range.", ("y \\leq -3",), "last_math"),
     ("bare latex fraction", r"-\frac{4}{15}", ("-\\frac{4}{15}",), "last_math"),
-    ("plain number in prose", "In total she walks 17 miles.", ("17",), "last_number"),
-    ("negative number", "The temperature fell to -8 degrees", ("-8",), "last_number"),
+    ("plain number in prose, its unit kept", "In total she walks 17 miles.", ("17 miles",), "last_number"),
+    ("negative number, its unit kept", "The temperature fell to -8 degrees", ("-8 degrees",), "last_number"),
     ("thousands separators", "The population grew to 3,204,512 people", ("3204512",), "last_number"),
     ("thousands with spaces", "about 12 500 tickets", ("12500",), "last_number"),
     ("currency before", "Each share cost $1,337.25 in the end", ("1337.25",), "last_number"),
     ("currency after", "the bill came to 88.40€", ("88.40",), "last_number"),
-    ("decimal comma", "Le total est 3,75 euros", ("3,75",), "last_number"),
+    ("decimal comma, its unit kept", "Le total est 3,75 euros", ("3,75 euros",), "last_number"),
     ("leading point", "the probability is .35", ("0.35",), "last_number"),
     ("fraction in prose", "so the chance is 5/8.", ("5/8",), "last_number"),
     ("percent sign", "a rise of 12.5%", ("12.5\\%",), "last_number"),
@@ -169,7 +169,7 @@ def test_strict_extraction_is_a_parameter_and_keeps_todays_rule(strict):
     assert strict.verify("So $x = 3$.", "3").status == "no_answer"
     assert strict.verify(r"so \boxed{3}", "3").correct
     assert strict.verify("The answer is 3 because it is.", "3").correct
-    assert repr(strict).endswith("extraction='strict')")
+    assert "extraction='strict'" in repr(strict)
 
 
 def test_bad_extraction_mode_is_a_clear_error():
@@ -305,7 +305,8 @@ def test_a_corrected_answer_is_hedged(lenient, strict, completion, mode):
     for reference in ("3", "4"):
         verdict = verifier.verify(completion, reference)
         assert (verdict.score, verdict.status) == (0.0, "hedged"), (reference, verdict)
-    assert extract_answer(completion, mode).correction == "4"
+    found = extract_answer(completion, mode)
+    assert any("4" in p.sides for p in found.proposals) or found.retracted is not None, found
 
 
 @pytest.mark.parametrize(
@@ -332,10 +333,10 @@ def test_a_corrected_answer_is_hedged(lenient, strict, completion, mode):
 def test_ordinary_trailing_text_is_not_a_correction(lenient, strict, completion, reference, mode):
     verdict = (lenient if mode == "lenient" else strict).verify(completion, reference)
     assert verdict.correct, verdict
-    assert extract_answer(completion, mode).correction is None
+    assert extract_answer(completion, mode).retracted is None
 
 
 def test_correction_scan_is_linear():
     text = r"\boxed{3}" + " wait" * 200_000 + " it should be 3."
     found = extract_answer(text)
-    assert found is not None and found.text == "3" and found.correction is None
+    assert found is not None and found.text == "3" and found.retracted is None

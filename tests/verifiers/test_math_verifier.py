@@ -91,7 +91,7 @@ EXTRACTION = [
     ("nested braces in box", r"\frac{1}{2}", r"\boxed{\frac{1}{2}}", True, "ok"),
     ("closed think: only after it counts", "7", r"<think>It is \boxed{7}</think> The answer is 8", False, "ok"),
     ("closed think: answer after it", "8", r"<think>It is \boxed{7}</think> The answer is 8", True, "ok"),
-    ("unclosed think: whole text", "7", r"<think>maybe \boxed{7} and then I ran out of tokens", True, "ok"),
+    ("unclosed think: never answered", "7", r"<think>maybe \boxed{7} and then I ran out of tokens", False, "no_answer"),
     (
         "remark after the box is not an answer",
         "4",

@@ -23,6 +23,9 @@ class Verifier(abc.ABC):
 
     name: str = "verifier"
     batch_threads: int = 8
+    #: True for a verifier that reads the context value ``question``: a verifier-backed reward then passes
+    #: the row's prompt as text (other verifiers are not handed a keyword they did not ask for).
+    uses_question: bool = False
 
     def verify(self, completion: Any, reference: Any, **context: Any) -> Verdict:
         try:
@@ -53,6 +56,11 @@ class Verifier(abc.ABC):
                 )
             )
 
+    def batch_metrics(self, verdicts: Sequence[Verdict]) -> dict[str, float]:
+        """Numbers a reward logs per call about the work behind these fresh verdicts (a judge's tokens and
+        cost); none by default."""
+        return {}
+
     def close(self) -> None:  # noqa: B027 - optional: a verifier holding nothing needs no close
         """Release workers, processes and containers. Safe to call twice."""
 
@@ -81,6 +89,25 @@ def check_batch(
             f"contexts for {len(completions)} completions"
         )
     return list(contexts)
+
+
+def is_missing_reference(reference: Any) -> bool:
+    """Whether a dataset cell holds no reference at all: None, an empty or blank string, an empty list, a
+    float NaN (pandas' and numpy's missing value) or pandas' ``NA``/``NaT``. Such a row is not judged."""
+    if reference is None:
+        return True
+    if isinstance(reference, str):
+        return not reference.strip()
+    if isinstance(reference, float):
+        return reference != reference  # NaN
+    if type(reference).__name__ in ("NAType", "NaTType"):
+        return True
+    if isinstance(reference, (list, tuple)) and not reference:
+        return True
+    try:
+        return bool(reference != reference)  # numpy's float32 NaN and friends
+    except (TypeError, ValueError):  # an array's truth value is ambiguous: it holds something
+        return False
 
 
 def assistant_text(completion: Any) -> str:

@@ -9,9 +9,13 @@ from rewardkit.plugins.hookspecs import Register
 @hookimpl
 def register_verifiers(register: Register) -> None:
     from rewardkit.verifiers.code_tests.verifier import CodeVerifier
+    from rewardkit.verifiers.judge.hybrid import HybridVerifier
+    from rewardkit.verifiers.judge.verifier import JudgeVerifier
     from rewardkit.verifiers.math_answer.verifier import MathVerifier
     from rewardkit.verifiers.multiple_choice.verifier import MCQVerifier
 
     register("code", CodeVerifier)
+    register("hybrid", HybridVerifier)
+    register("judge", JudgeVerifier)
     register("math", MathVerifier)
     register("mcq", MCQVerifier)

@@ -26,6 +26,7 @@ class Status(str, Enum):
     SANDBOX_ERROR = "sandbox_error"
     INVALID_OPTION = "invalid_option"
     OPTION_MISMATCH = "option_mismatch"
+    JUDGE_ERROR = "judge_error"
 
     __str__ = str.__str__
     __format__ = str.__format__  # type: ignore[assignment]
@@ -44,9 +45,26 @@ RUNTIME_ERROR = Status.RUNTIME_ERROR
 MEMORY_LIMIT = Status.MEMORY_LIMIT
 OUTPUT_LIMIT = Status.OUTPUT_LIMIT
 SANDBOX_ERROR = Status.SANDBOX_ERROR
+JUDGE_ERROR = Status.JUDGE_ERROR
 _BY_VALUE = {s.value: s for s in Status}
 
-INFRASTRUCTURE_STATUSES = frozenset({SANDBOX_ERROR, INVALID_REFERENCE})
+#: Failures of the system, not of the model: a broken sandbox, a verifier bug or crashed worker, a reference
+#: that holds no answer, a judge model that could not be reached or gave no readable verdict. A reward gives
+#: such a row None (no reward), never 0.0, so the policy is not pushed away from a completion nobody judged.
+INFRASTRUCTURE_STATUSES = frozenset({SANDBOX_ERROR, ERROR, INVALID_REFERENCE, JUDGE_ERROR})
+#: Infrastructure failures worth a second try before the row is given up (a container that died mid-run).
+RETRIED_STATUSES = frozenset({SANDBOX_ERROR})
+
+
+def is_infrastructure_failure(status: object) -> bool:
+    """Whether a verdict status is the system's failure, not the model's: such a row earns no reward (None).
+
+    True for ``sandbox_error``, ``error``, ``invalid_reference`` and ``judge_error``; False for every status the
+    model earned
+    (``ok``, ``no_answer``, ``hedged``, ``timeout``, ``compile_error``, ...), for None and for a plugin's own
+    status strings.
+    """
+    return isinstance(status, str) and status in INFRASTRUCTURE_STATUSES
 
 
 @dataclass(frozen=True)
@@ -80,8 +98,9 @@ class Verdict:
 
     @property
     def is_infrastructure_failure(self) -> bool:
-        """True when the failure is the system's, not the model's (a broken sandbox, a bad reference)."""
-        return self.status in INFRASTRUCTURE_STATUSES
+        """True when the failure is the system's, not the model's (a broken sandbox, a verifier error, a bad
+        reference): a reward gives the row None. See :func:`is_infrastructure_failure`."""
+        return is_infrastructure_failure(self.status)
 
     def to_dict(self) -> dict[str, Any]:
         return {

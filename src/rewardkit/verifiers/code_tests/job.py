@@ -20,17 +20,20 @@ capabilities (it makes itself non-dumpable), and report its own failures in ``Ru
 
 from __future__ import annotations
 
-import ast
 import functools
 import json
 import secrets
-import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any
 
 from rewardkit.sandbox.base import Limits, RunResult
+from rewardkit.verifiers.code_tests.ast_guard import AST_LOCK
+from rewardkit.verifiers.code_tests.formats import InvalidReference as InvalidReference  # re-exported
+from rewardkit.verifiers.code_tests.formats import resolve_reference, with_prelude
+from rewardkit.verifiers.code_tests.formats.preludes import needed_prelude
+from rewardkit.verifiers.code_tests.formats.pytest_tests import instrument_pytest
 from rewardkit.verifiers.code_tests.instrument import instrument
 from rewardkit.verifiers.verdict import (
     COMPILE_ERROR,
@@ -43,10 +46,7 @@ from rewardkit.verifiers.verdict import (
     Verdict,
 )
 
-# Some CPython releases (3.11.7 among them, gh-106905) keep the AST converters' recursion depth in
-# interpreter-wide state, so ast.parse on several threads at once can fail with "AST constructor recursion
-# depth mismatch". verify_batch prepares jobs on threads: serialise the host's AST work.
-_AST_LOCK = threading.Lock()
+_AST_LOCK = AST_LOCK  # serialises the host's AST work (see ast_guard)
 
 RESULT_TAG = "RKH1"
 HARNESS_FILES = (
@@ -56,13 +56,11 @@ HARNESS_FILES = (
     "code_procs.py",
     "code_io_cases.py",
     "code_recorder.py",
+    "code_invariants.py",
+    "code_case_runner.py",
 )
 COMMAND = ("python3", "-I", "-S", "-B", "code_supervisor.py")
 STDERR_TAIL = 2000
-
-
-class InvalidReference(ValueError):
-    """The reference is not one of the three forms (a bug in the dataset, not the model's fault)."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +72,7 @@ class HarnessJob:
     nonce: str
     tests_total: int
     partial_credit: bool = True
+    notes: Mapping[str, Any] = field(default_factory=dict)  # how the reference was read, for the verdict
 
 
 def _harness_sources() -> dict[str, bytes]:
@@ -91,74 +90,20 @@ def valid_tolerance(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
 
 
-def normalize_reference(reference: Any, tolerance: float | str | None = "auto") -> dict[str, Any]:
+def normalize_reference(
+    reference: Any,
+    tolerance: float | str | None = "auto",
+    context: Mapping[str, Any] | None = None,
+    *,
+    program: str = "",
+    public_only: bool = False,
+) -> dict[str, Any]:
     """The reference as a harness test spec; raises InvalidReference naming what is wrong.
 
-    A string that holds a JSON object (as dataset columns often do) is read as that object.
+    A string that holds a JSON object or list (as dataset columns often do) is read as that object; the
+    dataset layouts of :mod:`rewardkit.verifiers.code_tests.formats` are read with the row's ``context``.
     """
-    if isinstance(reference, str) and reference.lstrip().startswith("{"):
-        try:
-            decoded = json.loads(reference)
-        except ValueError:
-            decoded = None
-        if isinstance(decoded, dict):
-            reference = decoded
-    if isinstance(reference, str):
-        if not reference.strip():
-            raise InvalidReference("empty test code")
-        _check_test_code(reference, None)
-        return {"mode": "function", "test": reference, "entry_point": None}
-    if isinstance(reference, Mapping):
-        if "test" in reference:
-            test, entry = reference["test"], reference.get("entry_point")
-            if not isinstance(test, str) or not test.strip():
-                raise InvalidReference("reference 'test' must be a non-empty string of Python code")
-            if entry is not None and (not isinstance(entry, str) or not entry.isidentifier()):
-                raise InvalidReference(f"reference 'entry_point' must be a function name, got {entry!r}")
-            _check_test_code(test, entry)
-            return {"mode": "function", "test": test, "entry_point": entry}
-        if "inputs" in reference and "outputs" in reference:
-            inputs, outputs = reference["inputs"], reference["outputs"]
-            if not isinstance(inputs, (list, tuple)) or not isinstance(outputs, (list, tuple)):
-                raise InvalidReference("reference 'inputs' and 'outputs' must be lists of strings")
-            if len(inputs) != len(outputs) or not inputs:
-                raise InvalidReference(
-                    "reference needs as many 'outputs' as 'inputs' (at least one): "
-                    f"got {len(inputs)} and {len(outputs)}"
-                )
-            tol = reference.get("tolerance", tolerance)
-            if not valid_tolerance(tol):
-                raise InvalidReference(f"tolerance must be 'auto', a number >= 0 or null, got {tol!r}")
-            return {
-                "mode": "io",
-                "inputs": [_text(x) for x in inputs],
-                "outputs": [_text(x) for x in outputs],
-                "tolerance": tol,
-            }
-        raise InvalidReference(
-            f"reference dict needs 'test' (+ 'entry_point') or 'inputs' and 'outputs'; got keys {sorted(reference)}"
-        )
-    raise InvalidReference(f"reference must be test code (str) or a dict, got {type(reference).__name__}")
-
-
-@functools.lru_cache(maxsize=512)  # a GRPO group judges many programs against the same tests
-def _check_test_code(test: str, entry_point: str | None) -> None:
-    try:
-        with _AST_LOCK:
-            tree = ast.parse(test, "<tests>")
-    except (SyntaxError, ValueError) as exc:
-        raise InvalidReference(f"the test code does not compile: {exc}") from None
-    if entry_point is not None:
-        if not any(isinstance(n, ast.FunctionDef) and n.name == "check" for n in tree.body):
-            raise InvalidReference("a reference with 'entry_point' needs test code that defines check(candidate)")
-    elif not any(isinstance(n, ast.Assert) and not isinstance(n.test, ast.Constant) for n in ast.walk(tree)):
-        raise InvalidReference("the test code has no assert statement to count as a test")
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, (list, tuple)):
-        return "\n".join(str(v) for v in value) + "\n"
-    return str(value)
+    return resolve_reference(reference, context, program=program, tolerance=tolerance, public_only=public_only).spec
 
 
 def harness_budget(wall_time: float) -> float:
@@ -174,16 +119,34 @@ def prepare_job(
     call_timeout: float | None = None,
     tolerance: float | str | None = "auto",
     partial_credit: bool = True,
+    context: Mapping[str, Any] | None = None,
+    public_only: bool = False,
 ) -> HarnessJob:
     """The command, files and stdin that judge ``program`` against ``reference`` in any sandbox.
 
+    ``context`` holds the row's other columns (``entry_point``, ``prompt``, ``private_tests``, ...: see
+    :mod:`rewardkit.verifiers.code_tests.formats`); ``public_only`` leaves a row's other test sets out.
     Without ``partial_credit`` the score is 1 or 0 and the harness stops at the first failing test."""
     global _SOURCES
     if _SOURCES is None:
         _SOURCES = _harness_sources()
-    spec = normalize_reference(reference, tolerance)
+    resolved = resolve_reference(reference, context, program=program, tolerance=tolerance, public_only=public_only)
+    spec = dict(resolved.spec)
+    notes: dict[str, Any] = {"format": resolved.form}
+    if resolved.sets:
+        notes["test_sets"] = dict(resolved.sets)
     if spec["mode"] == "function":
-        spec.update(_instrumented(spec["test"], spec["entry_point"]))
+        labels = spec.pop("labels", None)
+        instrumented = _instrumented(spec.pop("test"), spec["entry_point"], spec.pop("style", None))
+        spec["statements"], spec["names"] = instrumented["statements"], instrumented["names"]
+        spec["sites"] = instrumented["sites"]
+        if labels:
+            spec["sites"] = [{**site, "source": label} for site, label in zip(spec["sites"], labels, strict=False)]
+        imports = sorted({*spec.get("imports", ()), *instrumented.get("imports", ())})
+        if imports:
+            spec["imports"] = imports
+        if instrumented.get("skipped"):
+            notes["skipped"] = instrumented["skipped"]
     nonce = secrets.token_hex(16)
     job = {
         **spec,
@@ -194,15 +157,28 @@ def prepare_job(
         "stop_at_failure": not partial_credit,
     }
     total = len(spec["inputs"]) if spec["mode"] == "io" else 0
-    files = {**_SOURCES, "program.py": program.encode("utf-8", "surrogatepass")}
-    return HarnessJob(COMMAND, files, json.dumps(job).encode(), limits, nonce, total, partial_credit)
+    source = resolved.prefix + program
+    source = with_prelude(source, needed_prelude(source, resolved.prelude) if resolved.prelude else "")
+    files = {**_SOURCES, "program.py": source.encode("utf-8", "surrogatepass")}
+    return HarnessJob(COMMAND, files, json.dumps(job).encode(), limits, nonce, total, partial_credit, notes)
 
 
-@functools.lru_cache(maxsize=512)
-def _instrumented(test: str, entry_point: str | None) -> dict[str, Any]:
+CACHED_TEST_CHARS = 1 << 20  # larger tests (call-based rows carrying their data) are instrumented each time
+
+
+def _instrumented(test: str, entry_point: str | None, style: str | None = None) -> dict[str, Any]:
     """The instrumented tests (shared between jobs: only ever serialised, never changed)."""
+    if len(test) > CACHED_TEST_CHARS:
+        return _instrument(test, entry_point, style)
+    return _instrument_cached(test, entry_point, style)
+
+
+def _instrument(test: str, entry_point: str | None, style: str | None) -> dict[str, Any]:
     with _AST_LOCK:
-        return instrument(test, entry_point)
+        return instrument_pytest(test) if style == "pytest" else instrument(test, entry_point)
+
+
+_instrument_cached = functools.lru_cache(maxsize=512)(_instrument)
 
 
 def _harness_report(job: HarnessJob, stdout: bytes) -> dict[str, Any] | None:
@@ -225,6 +201,7 @@ def _harness_report(job: HarnessJob, stdout: bytes) -> dict[str, Any] | None:
 def parse_result(job: HarnessJob, result: RunResult, extracted: str | None = None) -> Verdict:
     """The verdict of one run: from the supervisor's report, never from the program's exit status."""
     details: dict[str, Any] = {
+        **job.notes,
         "stderr_tail": result.stderr[-STDERR_TAIL:].decode("utf-8", "replace"),
         "duration": round(result.duration, 4),
     }
@@ -254,11 +231,20 @@ def parse_result(job: HarnessJob, result: RunResult, extracted: str | None = Non
             error=f"harness failure (not the model's fault): {report['harness_error']}",
             **details,
         )
+    if report.get("refused"):  # an invariant broke after candidate code ran: the verdict is worth nothing
+        return Verdict.fail(
+            RUNTIME_ERROR,
+            extracted,
+            error=f"the supervisor refused to judge: {report['refused']}",
+            refused=report["refused"],
+            **details,
+        )
     tests = report.get("tests") or []
     events = report.get("events") or {}
     passed = sum(1 for t in tests if t.get("outcome") == "pass")
     total = max(len(tests), job.tests_total, 1)
     details.update(tests=tests, passed=passed, total=total, events=events, harness_seconds=report.get("seconds"))
+    details["invariants"] = report.get("invariants") or []
     if report.get("stopped"):
         details["stopped"] = report["stopped"]
     if report.get("errors"):

@@ -39,6 +39,7 @@ class CodeConfig(Limits):
     call_timeout: float | None = 3.0
     tolerance: float | str | None = "auto"
     partial_credit: bool = True
+    public_tests_only: bool = False
     workers: int | None = None
 
     def __post_init__(self) -> None:
@@ -67,8 +68,9 @@ class CodeConfig(Limits):
             )
         if not valid_tolerance(self.tolerance):
             raise ConfigError(f"code verifier: tolerance must be 'auto', a number >= 0 or None, got {self.tolerance!r}")
-        if not isinstance(self.partial_credit, bool):
-            raise ConfigError(f"code verifier: partial_credit must be true or false, got {self.partial_credit!r}")
+        for name in ("partial_credit", "public_tests_only"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"code verifier: {name} must be true or false, got {getattr(self, name)!r}")
         if self.workers is not None and (not isinstance(self.workers, int) or self.workers < 1):
             raise ConfigError(f"code verifier: workers must be an integer >= 1 or None, got {self.workers!r}")
 
@@ -136,6 +138,8 @@ class CodeVerifier(Verifier):
                 call_timeout=self.config.call_timeout,
                 tolerance=self.config.tolerance,
                 partial_credit=self.config.partial_credit,
+                context=context,
+                public_only=self.config.public_tests_only,
             )
         except InvalidReference as exc:
             return Verdict.fail(INVALID_REFERENCE, program, error=f"bad reference (not the model's fault): {exc}")

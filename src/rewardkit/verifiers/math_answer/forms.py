@@ -33,16 +33,38 @@ _LABEL = re.compile(
     rf"m?\\angle\s*[A-Za-z]+|\\overline\{{[A-Za-z]+\}}|[A-Z]{{2,3}})$"
 )
 _EQUALS = re.compile(r"(?<![<>!:=\\])=(?!=)")
+_PRICE = re.compile(r"^\s*\\\$\s*([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)\s*$")  # \$0.75: a unit a cent can convert
 _APPROX = re.compile(r"\\approx|≈|\\in\b")
 _UNIT_WORDS = re.compile(
     r"^(?P<value>.*?[\d}])\s*(?:\\(?:text|textnormal|mbox|mathrm|textbf|textit|rm)\s*\{\s*(?P<wrapped>[^{}]*)\}"
     r"|(?P<plain>[A-Za-z]{2,}(?:/[A-Za-z]+)?(?:\s+[A-Za-z]{2,}){0,2}))(?:\s*\^\s*\{?[23]\}?|²|³)?\.?$"
 )
 _MAX_UNIT_VALUE = 200  # a number with a unit is short; the lazy match would be quadratic on a long value
-_NOT_UNITS = frozenset({"or", "and", "pi", "sqrt", "mod", "times", "cdot", "frac", "infty", "le", "ge"})
+_ONE_LETTER_UNIT = re.compile(r"^(?P<value>.*?[\d}])\s*(?P<plain>[A-Za-z])(?:\s*\^\s*\{?[23]\}?|²|³)?\.?$")
+_NOT_UNITS = frozenset(
+    {"or", "and", "pi", "sqrt", "mod", "times", "cdot", "frac", "infty", "le", "ge", "percent", "percentage", "pct"}
+)
 _PLAIN_SQRT = re.compile(r"(?<![\\a-zA-Z])sqrt\s*\(([^()]*)\)")
 _PLAIN_POWER = re.compile(r"\*\*\s*\(([^()]*)\)|\*\*")
 _PLAIN_PI = re.compile(r"(?<![\\a-zA-Z])pi(?![a-zA-Z])")
+_ROOT_SIGN = re.compile(r"([√∛∜])\s*(?:\(([^()]*)\)|\{([^{}]*)\}|(\d+(?:\.\d+)?|[A-Za-z]))")
+_PLAIN_CBRT = re.compile(r"(?<![\\a-zA-Z])cbrt\s*\(([^()]*)\)")
+_UNICODE_SIGNS = str.maketrans(
+    {
+        "π": "\\pi ",
+        "²": "^{2}",
+        "³": "^{3}",
+        "⁴": "^{4}",
+        "×": "\\times ",
+        "·": "\\cdot ",
+        "÷": "/",
+        "∞": "\\infty ",
+        "≤": "\\le ",
+        "≥": "\\ge ",
+        "≠": "\\ne ",
+        "∅": "\\emptyset ",
+    }
+)
 _IMAGINARY = re.compile(r"(?<![\\a-zA-Z_])i(?![a-zA-Z])")
 _INDEX_USE = re.compile(r"_\{?i\b|\\sum|\\prod|\bi\s*=")
 
@@ -63,7 +85,8 @@ def strip_math_mode(text: str) -> str:
 def normalize(text: str) -> str:
     """Surface clean-up that never changes the value: delimiters, spacing, currency, degree signs, ``{,}``."""
     text = strip_math_mode(_OVERESCAPED.sub(r"\\", text).replace("−", "-"))
-    text = re.sub(r"\\!\s*", "", _INNER_DELIMS.sub(" ", text)).replace("\\$", "").replace("{,}", "")
+    text = re.sub(r"\\!\s*", "", _INNER_DELIMS.sub(" ", text))
+    text = _PRICE.sub(r"\1 \\text{ dollars}", text).replace("\\$", "").replace("{,}", "")
     text = text.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("\\cfrac", "\\frac")
     text = _TEXT_NUMBER.sub(r"\1", text.replace("\\varnothing", "\\emptyset"))
     if _TRIG.search(text):
@@ -153,15 +176,35 @@ def is_relation(text: str) -> bool:
     return bool(_EQUALS.search(text) or re.search(r"[<>]|\\[lg]eq?\b|\\neq?\b|\\[lg]t\b", text))
 
 
+def split_units(text: str) -> tuple[str, str | None]:
+    """``10 weeks``, ``15\\mbox{ cm}^2``, ``125\\text{ miles}``, ``5 m`` → the number and the unit as written
+    (with its power); anything else unchanged, with no unit. One letter is a unit only when it names one."""
+    if len(text) > _MAX_UNIT_VALUE:
+        return text, None
+    match = _UNIT_WORDS.match(text)
+    one_letter = False
+    if not match:
+        match = _ONE_LETTER_UNIT.match(text)
+        one_letter = True
+    if not match:
+        return text, None
+    groups = match.groupdict()
+    wrapped = groups.get("wrapped")
+    words = (wrapped or groups.get("plain") or "").strip()
+    if not words or not re.fullmatch(r"[a-zA-Z][a-zA-Z ./]*", words) or words.lower() in _NOT_UNITS:
+        return text, None
+    from rewardkit.verifiers.math_answer.units import unit_of
+
+    unit = words + text[match.end("wrapped") + 1 if wrapped is not None else match.end("plain") :]
+    unit = unit.strip().rstrip(".").strip()
+    if one_letter and unit_of(unit) is None:
+        return text, None  # "2x" is not two of anything
+    return match.group("value").strip(), unit
+
+
 def strip_units(text: str) -> str:
     """``10 weeks``, ``15\\mbox{ cm}^2``, ``125\\text{ miles}`` → the number; anything else unchanged."""
-    match = _UNIT_WORDS.match(text) if len(text) <= _MAX_UNIT_VALUE else None
-    if not match:
-        return text
-    words = (match.group("wrapped") or match.group("plain") or "").strip().lower()
-    if not words or not re.fullmatch(r"[a-z][a-z ./]*", words) or words in _NOT_UNITS:
-        return text
-    return match.group("value").strip()
+    return split_units(text)[0]
 
 
 def expand_pm(value: str) -> list[str]:
@@ -216,18 +259,29 @@ def is_tuple(text: str) -> bool:
 
 
 def decimal_comma_reading(text: str) -> str | None:
-    """``1,22`` or ``0,111`` may be a decimal written with a comma: its other reading, else None."""
-    match = re.fullmatch(r"\s*\$?\s*([-+]?\d+),(\d+)\s*\$?\s*", text)
+    """``1,22`` or ``0,111`` (also ``3,75 euros``) may be a decimal written with a comma: its other reading,
+    else None."""
+    value, unit = split_units(text.strip())
+    match = re.fullmatch(r"\s*\$?\s*([-+]?\d+),(\d+)\s*\$?\s*", value)
     if not match or (len(match.group(2)) == 3 and match.group(1).lstrip("+-")[:1] not in ("0", "")):
         return None
-    return f"{match.group(1)}.{match.group(2)}"
+    return f"{match.group(1)}.{match.group(2)}" + (f" {unit}" if unit else "")
 
 
 def for_sympy(text: str) -> str:
-    """Plain-text notation as LaTeX: ``sqrt(3)`` → ``\\sqrt{3}``, ``2**(1/4)`` → ``2^{1/4}``, ``pi`` → ``\\pi``."""
-    text = _PLAIN_SQRT.sub(r"\\sqrt{\1}", text)
+    """Plain-text and Unicode notation as LaTeX: ``sqrt(3)`` and ``√3`` → ``\\sqrt{3}``, ``∛x`` → ``\\sqrt[3]{x}``,
+    ``2**(1/4)`` → ``2^{1/4}``, ``pi`` and ``π`` → ``\\pi``, ``x²`` → ``x^{2}``, ``×`` → ``\\times``."""
+    if "√" in text or "∛" in text or "∜" in text:
+        text = _ROOT_SIGN.sub(_root, text)
+    text = _PLAIN_CBRT.sub(r"\\sqrt[3]{\1}", _PLAIN_SQRT.sub(r"\\sqrt{\1}", text))
     text = _PLAIN_POWER.sub(lambda m: f"^{{{m.group(1)}}}" if m.group(1) is not None else "^", text)
-    return _PLAIN_PI.sub(r"\\pi", text)
+    return _PLAIN_PI.sub(r"\\pi", text.translate(_UNICODE_SIGNS)).strip()
+
+
+def _root(match: re.Match[str]) -> str:
+    radicand = next(g for g in match.groups()[1:] if g is not None)
+    index = {"√": "", "∛": "[3]", "∜": "[4]"}[match.group(1)]
+    return f"\\sqrt{index}{{{radicand}}}"
 
 
 def imaginary_unit(gold: str, answer: str) -> tuple[str, str]:

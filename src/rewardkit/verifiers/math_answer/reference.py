@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from rewardkit.verifiers.base import is_missing_reference
 from rewardkit.verifiers.math_answer.extract import STRICT, extract_answer, final_boxes
 
 _GSM8K = re.compile(r"^[ \t]*####[ \t]*(\S.*)$", re.MULTILINE)
@@ -21,10 +22,13 @@ _BARE_ANSWER_LENGTH = 80
 
 def reference_text(reference: Any) -> str | None:
     """The reference's answer as text, or None when it holds none (not the model's fault)."""
-    if reference is None or isinstance(reference, bool):
-        return None
+    if isinstance(reference, bool) or is_missing_reference(reference):
+        return None  # None, "", NaN (pandas' missing value), pd.NA: no answer to judge against
     if isinstance(reference, Sequence) and not isinstance(reference, str):
-        reference = ", ".join(str(r) for r in reference)
+        parts = [r for r in reference if not is_missing_reference(r)]
+        if not parts:
+            return None
+        reference = ", ".join(str(r) for r in parts)
     text = str(reference).strip()
     if not text:
         return None

@@ -15,9 +15,17 @@ from typing import Any
 
 from rewardkit._errors import ConfigError
 from rewardkit.verifiers.base import Verifier, assistant_text, check_batch
-from rewardkit.verifiers.math_answer.compare import Judgement, normalize, split_values
-from rewardkit.verifiers.math_answer.extract import EXTRACTION_MODES, LENIENT, ExtractedAnswer, extract_answer
+from rewardkit.verifiers.math_answer.compare import Judgement, Task, normalize, split_values
+from rewardkit.verifiers.math_answer.extract import (
+    EXTRACTION_MODES,
+    LENIENT,
+    ExtractedAnswer,
+    extract_answer,
+    unfinished_thought,
+)
+from rewardkit.verifiers.math_answer.numeric import ROUNDING_PLACES
 from rewardkit.verifiers.math_answer.reference import reference_text
+from rewardkit.verifiers.math_answer.values import value_key
 from rewardkit.verifiers.verdict import ERROR, HEDGED, INVALID_REFERENCE, NO_ANSWER, OK, TIMEOUT, Verdict
 from rewardkit.verifiers.worker_pool import TASK_OK, TASK_TIMEOUT, WorkerPool
 
@@ -27,12 +35,16 @@ _WORKER_TARGET = "rewardkit.verifiers.math_answer.worker:judge_in_worker"
 @dataclass(frozen=True)
 class MathConfig:
     """Settings of the math verifier. ``timeout`` is the per-sample limit in seconds; ``extraction`` is
-    ``"lenient"`` (fall back to the last math written) or ``"strict"`` (boxes, statements and tags only)."""
+    ``"lenient"`` (fall back to the last math written) or ``"strict"`` (boxes, statements and tags only);
+    ``rounding_places`` is the fewest decimal places a decimal answer needs to stand for an exact reference it
+    only rounds (6, math-verify's precision; 2 accepts ``3.14`` for ``\\pi``, for datasets that ask for
+    rounded answers)."""
 
     timeout: float = 1.5
     workers: int | None = None
     grace: float = 0.5
     extraction: str = LENIENT
+    rounding_places: int = ROUNDING_PLACES
 
     def __post_init__(self) -> None:
         if not self.timeout > 0:
@@ -44,6 +56,15 @@ class MathConfig:
                 f"math verifier: extraction must be one of {', '.join(map(repr, EXTRACTION_MODES))}, "
                 f"got {self.extraction!r}"
             )
+        if (
+            isinstance(self.rounding_places, bool)
+            or not isinstance(self.rounding_places, int)
+            or not (1 <= self.rounding_places <= 15)
+        ):
+            raise ConfigError(
+                f"math verifier: rounding_places must be an integer from 1 to 15 (decimal places), "
+                f"got {self.rounding_places!r}"
+            )
 
 
 class MathVerifier(Verifier):
@@ -53,9 +74,17 @@ class MathVerifier(Verifier):
     params_schema = MathConfig  # checked when a spec is built (rewardkit.plugins.params)
 
     def __init__(
-        self, *, timeout: float = 1.5, workers: int | None = None, grace: float = 0.5, extraction: str = LENIENT
+        self,
+        *,
+        timeout: float = 1.5,
+        workers: int | None = None,
+        grace: float = 0.5,
+        extraction: str = LENIENT,
+        rounding_places: int = ROUNDING_PLACES,
     ) -> None:
-        self.config = MathConfig(timeout=timeout, workers=workers, grace=grace, extraction=extraction)
+        self.config = MathConfig(
+            timeout=timeout, workers=workers, grace=grace, extraction=extraction, rounding_places=rounding_places
+        )
         self._pool: WorkerPool | None = None
         self._lock = threading.Lock()
 
@@ -77,32 +106,41 @@ class MathVerifier(Verifier):
                 self._pool = WorkerPool(_WORKER_TARGET, workers=self.config.workers, grace=self.config.grace)
             return self._pool
 
-    def _prepare(self, completion: Any, reference: Any) -> Verdict | tuple[ExtractedAnswer, str]:
+    def _prepare(self, completion: Any, reference: Any) -> Verdict | tuple[ExtractedAnswer, Task]:
         gold = reference_text(reference)
         if gold is None:
             return Verdict.fail(INVALID_REFERENCE, reason=f"no usable reference: {reference!r}")
-        found = extract_answer(assistant_text(completion), self.config.extraction)
+        text = assistant_text(completion)
+        found = extract_answer(text, self.config.extraction)
         if found is None:
+            if unfinished_thought(text):
+                return Verdict.fail(
+                    NO_ANSWER, reason="the think block never closed: the completion ended before answering"
+                )
             what = "math or number" if self.config.extraction == LENIENT else "boxed answer or answer statement"
             return Verdict.fail(NO_ANSWER, reason=f"no {what} found")
-        if found.correction is not None:
+        if found.retracted is not None:
             return Verdict.fail(
                 HEDGED,
                 found.text,
                 source=found.source,
-                correction=found.correction,
-                reason=f"the answer is followed by a correction to {found.correction!r}",
+                retracted=found.retracted[:200],
+                reason="the completion takes its answer back and gives none in its place",
             )
-        if len(found.values) == 1 and _trivially_equal(found.text, gold):
+        keys = {value_key(v) for v in found.values}
+        later = tuple(
+            (p.sides, p.approximate, p.kind) for p in found.proposals if not any(value_key(s) in keys for s in p.sides)
+        )
+        if not later and len(found.values) == 1 and _trivially_equal(found.text, gold):
             return Verdict(1.0, True, OK, found.text, {"reason": "identical", "source": found.source})
-        return found, gold
+        return found, Task(found.values, gold, later, self.config.rounding_places, found.meant)
 
     def _verify(self, completion: Any, reference: Any, **context: Any) -> Verdict:
         prepared = self._prepare(completion, reference)
         if isinstance(prepared, Verdict):
             return prepared
-        found, gold = prepared
-        result = self.pool.run((found.values, gold), self.config.timeout)
+        found, task = prepared
+        result = self.pool.run(task, self.config.timeout)
         return _to_verdict(found, result)
 
     def verify_batch(
@@ -113,7 +151,7 @@ class MathVerifier(Verifier):
     ) -> list[Verdict]:
         check_batch(completions, references, contexts)
         verdicts: list[Verdict | None] = []
-        pending: list[tuple[int, ExtractedAnswer, str]] = []
+        pending: list[tuple[int, ExtractedAnswer, Task]] = []
         for i, (completion, reference) in enumerate(zip(completions, references, strict=False)):
             try:
                 prepared = self._prepare(completion, reference)
@@ -124,7 +162,7 @@ class MathVerifier(Verifier):
             else:
                 verdicts.append(None)
                 pending.append((i, *prepared))
-        results = self.pool.map([(found.values, gold) for _, found, gold in pending], self.config.timeout)
+        results = self.pool.map([task for _, _, task in pending], self.config.timeout)
         for (i, found, _), result in zip(pending, results, strict=False):
             verdicts[i] = _to_verdict(found, result)
         return [v for v in verdicts if v is not None]

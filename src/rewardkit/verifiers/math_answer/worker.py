@@ -6,12 +6,11 @@ from __future__ import annotations
 import math_verify  # noqa: F401
 import sympy  # noqa: F401
 
-from rewardkit.verifiers.math_answer.compare import Judgement, judge
+from rewardkit.verifiers.math_answer.compare import Judgement, Task, judge_task
 
 
-def judge_in_worker(payload: tuple[tuple[str, ...], str]) -> Judgement:
-    values, reference = payload
-    return judge(values, reference)
+def judge_in_worker(task: Task) -> Judgement:
+    return judge_task(task)
 
 
-judge((r"\frac{x^2}{2}", r"\{1, 2\}"), r"0.5x^2")
+judge_task(Task((r"\frac{x^2}{2}", r"\{1, 2\}"), r"0.5x^2", (((r"0.5x^2",), True, "restatement"),)))
