@@ -8,10 +8,13 @@ True
 from rewardkit._api import get_sandbox, get_verifier, plugin_host
 from rewardkit._errors import (
     ConfigError,
+    InfrastructureError,
     PluginError,
+    PluginWarning,
     RewardError,
     RewardkitError,
     SandboxError,
+    ServiceError,
     VerifierError,
 )
 from rewardkit.plugins import hookimpl
@@ -23,17 +26,34 @@ from rewardkit.rewards.spec import reward_factory
 from rewardkit.sandbox.base import Limits, RunResult, Sandbox
 from rewardkit.scoring.build import build_reward
 from rewardkit.scoring.row_scoring import score_rows
-from rewardkit.verifiers.base import Verifier
-from rewardkit.verifiers.verdict import Status, Verdict
+from rewardkit.verifiers.base import Verifier, is_missing_reference
+from rewardkit.verifiers.verdict import Status, Verdict, is_infrastructure_failure
 
 __version__ = "0.1.0"
+
+# Public names whose modules need an extra: imported on first use, so `import rewardkit` needs only the core.
+_LAZY = {"RemoteReward": "rewardkit.serve.client"}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'rewardkit' has no attribute {name!r}")
+
 
 __all__ = [
     "Batch",
     "Combinator",
     "ConfigError",
+    "InfrastructureError",
     "Limits",
     "PluginError",
+    "PluginWarning",
+    "RemoteReward",
     "Reward",
     "RewardError",
     "RewardkitError",
@@ -41,6 +61,7 @@ __all__ = [
     "Sandbox",
     "SandboxError",
     "Scored",
+    "ServiceError",
     "Status",
     "Verdict",
     "Verifier",
@@ -51,6 +72,8 @@ __all__ = [
     "get_sandbox",
     "get_verifier",
     "hookimpl",
+    "is_infrastructure_failure",
+    "is_missing_reference",
     "plugin_host",
     "reward_factory",
     "score_rows",

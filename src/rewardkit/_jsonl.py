@@ -36,10 +36,17 @@ def parse_object(line: str | bytes) -> tuple[dict[str, Any] | None, str | None]:
 def iter_jsonl(path: str | Path) -> Iterator[JsonLine]:
     """Every non-blank line of ``path`` as a :class:`JsonLine`, read as it is asked for (UTF-8).
 
-    A file's lines end at newlines only, so a U+2028 inside a JSON string does not split its row."""
+    A file's lines end at newlines only, so a U+2028 inside a JSON string does not split its row. A line that is
+    not valid UTF-8 is a JsonLine with ``error`` set (naming the byte), like a line that is not JSON."""
     path = Path(path)
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                bad = raw[exc.start : exc.start + 1].hex()
+                yield JsonLine(f"{path}:{number}", None, f"not valid UTF-8 (byte 0x{bad} at column {exc.start + 1})")
+                continue
             if not line.strip():
                 continue
             row, error = parse_object(line)

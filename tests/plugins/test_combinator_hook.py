@@ -1,5 +1,5 @@
-"""``register_combinators`` adds combinators; the old hook name ``register_shapers`` still works, with a
-DeprecationWarning when a plugin implementing it is registered."""
+"""``register_combinators`` adds combinators; a plugin still implementing the old name ``register_shapers`` is
+refused with an error that names the new one."""
 
 from __future__ import annotations
 
@@ -52,27 +52,8 @@ def test_register_combinators_adds_a_combinator_without_a_warning() -> None:
     assert reward(prompts=None, completions=["<think>a</think><answer>b</answer>", "no tags"]) == [0.5, 0.0]
 
 
-def test_register_shapers_still_works_and_warns() -> None:
+def test_the_old_hook_name_register_shapers_is_refused_with_the_new_name() -> None:
     host = _host()
-    with pytest.warns(DeprecationWarning, match="register_shapers hook is deprecated.*register_combinators"):
-        name = host.register(OldStylePlugin(), name="old-style")
-    assert host.registries.combinators.owner("halve") == name
-    assert host.registries.shapers is host.registries.combinators  # the old attribute name too
-    reward = SpecBuilder(host.registries).build(_halve_spec())
-    assert reward(prompts=None, completions=["<think>a</think><answer>b</answer>"]) == [0.5]
-
-
-def test_built_in_combinators_come_from_the_new_hook() -> None:
-    host = _host()
-    assert set(host.registries.combinators.names()) >= {
-        "sum",
-        "product",
-        "min",
-        "max",
-        "gate",
-        "clip",
-        "scale",
-    }
-    hooks = {row["name"]: row["hooks"] for row in host.describe()}
-    assert "register_combinators" in hooks["rewardkit.rewards.builtin"]
-    assert all("register_shapers" not in h for h in hooks.values())
+    with pytest.raises(rk.PluginError, match="register_shapers is now register_combinators"):
+        host.register(OldStylePlugin(), name="old-style")
+    assert "halve" not in host.registries.combinators.names()

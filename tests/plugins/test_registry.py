@@ -117,13 +117,6 @@ def test_block_env_var_drops_a_builtin(monkeypatch):
     assert host.registries.verifiers.owner("mcq") == "replacement"
 
 
-def test_block_env_var_accepts_a_builtin_s_name_from_before_it_moved(monkeypatch):
-    monkeypatch.setenv(BLOCK_ENV, "rewardkit.plugins.builtin_verifiers")
-    host = PluginHost(load_entry_points=False)
-    assert "rewardkit.verifiers.builtin" not in dict(host.pm.list_name_plugin())
-    assert "mcq" not in host.registries.verifiers and "math_accuracy" in host.registries.rewards
-
-
 def test_explicit_block_list_overrides_env(monkeypatch):
     monkeypatch.setenv(BLOCK_ENV, "rewardkit.verifiers.builtin")
     host = PluginHost(load_entry_points=False, blocked=[])

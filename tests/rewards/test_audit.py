@@ -131,7 +131,7 @@ def test_listing_candidates_is_flagged_per_hack(tmp_path, weak):
 def test_code_hacks_against_a_grader_that_trusts_exit(weak):
     reward = rk.get_reward("exit_code_grader")
     result = run_audit(rk.rewards.base.as_reward(reward, "exit_code_grader"), kinds=["code"])
-    assert {r.name for r in result.credited()} == {"sys_exit_0", "os_exit_0", "exit_0_at_exit"}
+    assert {r.name for r in result.credited()} == {"sys_exit_0", "os_exit_0", "exit_0_at_exit", "exit_early"}
 
 
 def test_audit_uses_rows_from_data(tmp_path):
@@ -169,16 +169,10 @@ def test_audit_is_listed_in_the_cli_help():
     assert result.exit_code == 0 and "audit" in result.output
 
 
-@pytest.mark.parametrize(
-    ("extraction", "holes"),
-    [
-        ("strict", set()),
-        ("lenient", {"reference_echoed_from_prompt"}),
-    ],
-)
-def test_lenient_extraction_credits_only_an_echoed_reference(tmp_path, extraction, holes):
-    """Lenient math extraction reads the last number of free text, so a prompt echoed back with the reference
-    pasted in is credited (by design, as math-verify does); strict extraction credits no hack at all."""
+@pytest.mark.parametrize("extraction", ["strict", "lenient"])
+def test_the_math_example_credits_no_hack_in_either_extraction(tmp_path, extraction):
+    """The prompt echoed back (its numbers copied, no answer of its own) is a hack in both modes now: neither
+    lenient nor strict extraction reads a reference the completion never states."""
     name = "math_spec.yaml"
     spec = yaml.safe_load((EXAMPLES / name).read_text())
     spec["terms"][0]["params"]["extraction"] = extraction
@@ -187,6 +181,59 @@ def test_lenient_extraction_credits_only_an_echoed_reference(tmp_path, extractio
     report = tmp_path / "audit.json"
     result = audit("-r", str(generous(tmp_path / "src" / name, tmp_path)), "--json", str(report))
     variants = {v["variant"]: v for v in json.loads(report.read_text())["variants"]}
-    credited = {n for n, v in variants.items() if v["credited"]}
-    assert result.exit_code == (1 if credited else 0)
-    assert credited <= holes
+    assert {n for n, v in variants.items() if v["credited"]} == set()
+    assert result.exit_code == 0, result.output
+    assert {"prompt_echoed", "prompt_numbers_listed"} <= set(variants)
+
+
+GSM8K_ROWS = [
+    {
+        "question": "Natalia sold clips to 48 of her friends in April, and then she sold half as many clips in May. "
+        "How many clips did Natalia sell altogether in April and May?",
+        "answer": "Natalia sold 48/2 = <<48/2=24>>24 clips in May.\nNatalia sold 48+24 = <<48+24=72>>72 clips "
+        "altogether in April and May.\n#### 72",
+    },
+    {
+        "question": "Weng earns $12 an hour for babysitting. Yesterday, she just did 50 minutes of babysitting. "
+        "How much did she earn?",
+        "answer": "Weng earns 12/60 = $<<12/60=0.2>>0.2 per minute.\nWorking 50 minutes, she earned 0.2 x 50 = "
+        "$<<0.2*50=10>>10.\n#### 10",
+    },
+]
+MATH_ROWS = [
+    {
+        "problem": "What is the sum of the roots of $x^2 - 5x + 6 = 0$?",
+        "solution": "The roots are $2$ and $3$, so their sum is $2 + 3 = \\boxed{5}$.",
+    },
+    {
+        "problem": "Simplify $\\frac{6}{8}$.",
+        "solution": "Dividing by 2 gives $\\frac{3}{4}$, so the answer is $\\boxed{\\frac{3}{4}}$.",
+    },
+]
+
+
+@pytest.mark.parametrize("rows", [GSM8K_ROWS, MATH_ROWS], ids=["gsm8k", "math"])
+@pytest.mark.parametrize("extraction", ["strict", "lenient"])
+def test_dataset_rows_are_audited_around_the_reduced_answer(tmp_path, rows, extraction):
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(f"reward: math_accuracy\nparams: {{timeout: 20, extraction: {extraction}}}\n")
+    report = tmp_path / "audit.json"
+    result = audit("-r", str(spec), "-d", str(data), "--json", str(report))
+    variants = {v["variant"]: v for v in json.loads(report.read_text())["variants"]}
+    assert [n for n, v in variants.items() if v["credited"]] == [], result.output
+    assert result.exit_code == 0
+    correct = variants["honest_correct"]
+    assert correct["scores"] == [1.0, 1.0]
+    assert "####" not in correct["example"] and "\\boxed{" in correct["example"]
+
+
+def test_a_reward_without_a_verifier_term_is_audited_by_the_kind_of_its_rows(tmp_path, weak):
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in GSM8K_ROWS))
+    report = tmp_path / "audit.json"
+    result = audit("-r", "any_box", "-d", str(data), "--json", str(report))
+    assert result.exit_code == 1, result.output  # any box pays: the math hacks are credited, not an exit 2
+    kinds = {v["kind"] for v in json.loads(report.read_text())["variants"]}
+    assert kinds == {"math"}

@@ -360,3 +360,16 @@ def test_score_rows_takes_a_reward_name_or_a_plain_function():
     assert [r["reward"] for r in rk.score_rows("think_format", rows)] == [1.0, 0.0]
     out = rk.score_rows(shouting_readme, [{"completion": "HI"}, {"completion": "hi"}])
     assert [r["components"] for r in out] == [{"shouting_readme": 1.0}, {"shouting_readme": 0.0}]
+
+
+def test_the_plugins_page_example_passes_the_reward_fixture_on_plain_and_chat(
+    rewardkit_register, rewardkit_call_reward
+):
+    namespace: dict = {}
+    exec(python_block_after(DOCS / "plugins.md", "## A plugin in ten lines"), namespace)  # our docs
+    plugin = type(sys)("plugins_page_plugin")
+    plugin.register_rewards = namespace["register_rewards"]
+    rewardkit_register(plugin, name="plugins-page")
+    # the fixture scores strings both as plain text and as chat messages, and the two must agree
+    call = rewardkit_call_reward("shortness", ["", "abc", "abcdefg"], expected=[1.0, 0.25, 0.125])
+    assert call.values == [1.0, 0.25, 0.125]

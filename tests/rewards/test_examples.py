@@ -109,3 +109,19 @@ def test_examples_cover_chat_and_think_blocks(name):
     assert any(isinstance(r["completion"], list) for r in rows)
     if name != "code.jsonl":
         assert any(isinstance(r["completion"], list) and "reasoning_content" in r["completion"][0] for r in rows)
+
+
+def test_code_dataset_examples_are_deterministic_and_score_by_style(tmp_path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_code_datasets", EXAMPLES / "make_code_datasets.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(tmp_path)
+    name = "code_datasets.jsonl"
+    assert (tmp_path / name).read_text() == (EXAMPLES / name).read_text()
+    got = by_style("code_datasets_spec.yaml", name)
+    assert got["correct"] == got["chat_correct"] == {(1.5, "ok")}
+    assert {reward for reward, _ in got["wrong"]} == {0.0}
+    assert got["no_code"] == {(0.0, "compile_error")}
+    assert all(0.0 < reward < 1.0 for reward, _ in got["partial"])  # partly right: a fraction, no bonus

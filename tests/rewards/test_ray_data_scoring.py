@@ -159,3 +159,83 @@ def test_saved_dataset_split_errors_as_in_process(ray, files, tmp_path, ci_requi
             iter_samples(path, split)
         with pytest.raises(ConfigError, match=message):
             score_stream(str(spec), str(path), None, split=split)
+
+
+def test_the_input_is_cut_so_every_actor_gets_blocks():
+    from rewardkit.scoring.ray_data_scoring import DATASET_BLOCK_ROWS, block_count
+
+    assert block_count(40, 4, 2) == 8  # a small file: four blocks per actor, not one for the whole file
+    assert block_count(40, 64, 2) == 1  # never a block smaller than a batch
+    assert block_count(10_000_000, 64, 2) == 10_000_000 // DATASET_BLOCK_ROWS  # nor one above the cap
+    assert block_count(0, 64, 4) == 1
+
+
+def _invoke(*args: str):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(main, ["score", "--no-progress", *args], catch_exceptions=False)
+
+
+def test_params_and_reference_key_on_ray_as_in_process(ray, tmp_path):
+    rows = [json.loads(line) for line in (EXAMPLES / "mixed.jsonl").read_text().splitlines()]
+    math_rows = [
+        {**{k: v for k, v in r.items() if k != "answer"}, "gold": r["answer"]} for r in rows if r["task"] == "math"
+    ]
+    data = tmp_path / "math.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in math_rows[:12]))
+    common = ["-r", "math_accuracy", "-p", "timeout=20", "-p", "workers=1", "--reference-key", "gold", "-i", str(data)]
+    score(*common, "-o", str(tmp_path / "local.jsonl"))
+    score(*common, "-o", str(tmp_path / "ray.jsonl"), "--ray", "--batch-size", "4")
+    written = (tmp_path / "ray.jsonl").read_text()
+    assert written == (tmp_path / "local.jsonl").read_text()
+    assert any(json.loads(line)["reward"] == 1.0 for line in written.splitlines())  # the gold column was read
+    unknown = _invoke("-r", "math_accuracy", "-p", "no_such_param=1", "-i", str(data), "--ray")
+    assert unknown.exit_code != 0 and "no_such_param" in unknown.output
+    no_reader = _invoke("-r", "think_format", "--reference-key", "gold", "-i", str(data), "--ray")
+    assert no_reader.exit_code != 0 and "has no term that reads a reference column" in no_reader.output
+
+
+def test_limit_and_skip_invalid_on_ray_as_in_process(ray, files, tmp_path):
+    spec, _, rows = files
+    lines = [json.dumps(r) for r in rows[:14]]
+    lines.insert(3, "{not json")
+    lines.insert(8, json.dumps({"text": "no completion field", "task": "math", "answer": "1"}))
+    lines.insert(11, "[1, 2]")
+    data = tmp_path / "dirty.jsonl"
+    data.write_text("\n".join(lines) + "\n")
+    for extra in (["--skip-invalid"], ["--skip-invalid", "--limit", "7"]):
+        outputs = {}
+        for where in ("local", "ray"):
+            flags = ["--ray", "--batch-size", "3"] if where == "ray" else []
+            result = _invoke(
+                "-r",
+                str(spec),
+                "-i",
+                str(data),
+                "-o",
+                str(tmp_path / f"{where}.jsonl"),
+                *extra,
+                *flags,
+                "--summary-json",
+                str(tmp_path / f"{where}.json"),
+            )
+            assert result.exit_code == 0, result.output
+            summary = json.loads((tmp_path / f"{where}.json").read_text())
+            outputs[where] = ((tmp_path / f"{where}.jsonl").read_text(), summary["samples"], summary["skipped"])
+            assert result.output.count("skipped ") >= (3 if extra == ["--skip-invalid"] else 2), result.output
+        assert outputs["ray"] == outputs["local"], extra
+    assert outputs["ray"][1] == 7
+    clean = tmp_path / "clean.jsonl"
+    clean.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    for where in ("local", "ray"):
+        flags = ["--ray", "--batch-size", "4"] if where == "ray" else []
+        score("-r", str(spec), "-i", str(clean), "-o", str(tmp_path / f"{where}5.jsonl"), "--limit", "5", *flags)
+    assert (tmp_path / "ray5.jsonl").read_text() == (tmp_path / "local5.jsonl").read_text()
+    assert len((tmp_path / "ray5.jsonl").read_text().splitlines()) == 5
+    strict = _invoke("-r", str(spec), "-i", str(data), "--ray")
+    assert strict.exit_code != 0 and "use --skip-invalid" in strict.output
+
+
+def test_what_ray_does_not_support_says_why_and_what_to_do(files, tmp_path):
+    spec, data, _ = files
+    result = _invoke("-r", str(spec), "-i", str(data), "-o", str(tmp_path / "o.jsonl"), "--resume", "--ray")
+    assert result.exit_code != 0
+    assert "--resume is not supported with --ray" in result.output and "resume without --ray" in result.output

@@ -15,7 +15,7 @@ import yaml
 
 import rewardkit as rk
 from rewardkit._errors import ConfigError
-from rewardkit.scoring.batch_scoring import _batch_of
+from rewardkit.scoring.batch_scoring import batch_of
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -36,7 +36,7 @@ def rows() -> list[dict]:
 
 def call(reward, rows: list[dict]) -> tuple[list, dict, dict]:
     """What TRL would see: the values, the metrics logged and the extra columns logged."""
-    batch = _batch_of(rows, "completion", "prompt")
+    batch = batch_of(rows, "completion", "prompt")
     metrics: dict = {}
     extra: dict = {}
     values = reward(
@@ -107,7 +107,7 @@ def test_missing_ray_names_the_extra(monkeypatch, spec):
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "ray" else real(name, *a))
     monkeypatch.setitem(sys.modules, "ray", None)
-    with pytest.raises(ConfigError, match=r"pip install 'rewardkit\[ray\]'"):
+    with pytest.raises(ConfigError, match=r"pip install -e '\.\[ray\]' in a rewardkit checkout"):
         rk.build_reward(spec, executor="ray")
 
 

@@ -93,7 +93,7 @@ def test_ray_errors_are_config_errors(ray, mixed_spec, tmp_path):
 
 def test_missing_ray_names_the_extra(monkeypatch, mixed_spec):
     monkeypatch.setitem(sys.modules, "ray", None)  # what `import ray` meets where ray is not installed
-    with pytest.raises(ConfigError, match=r"pip install 'rewardkit\[ray\]'"):
+    with pytest.raises(ConfigError, match=r"pip install -e '\.\[ray\]' in a rewardkit checkout"):
         score_on_ray(mixed_spec, [{"completion": "x"}])
 
 

@@ -12,25 +12,49 @@ def values(name: str, completions: list, **params) -> list:
     return rk.get_reward(name, **params)(prompts=["q"] * len(completions), completions=completions)
 
 
+# Our R1 form before TRL parity became the default: every stricter check on, leading whitespace allowed.
+R1_STRICT = {"require_answer": True, "allow_empty_think": False, "strict_tags": True, "allow_leading_whitespace": True}
+
+# (completion, default value (TRL's), value with R1_STRICT, what it shows)
 THINK_CASES = [
-    ("<think>2+2 is 4</think>The answer is 4.", 1.0, "think then answer"),
-    ("  <think>\nreason\n</think>\n\n**4**", 1.0, "whitespace around blocks"),
-    ("<think>reason</think>", 0.0, "no answer after the think block"),
-    ("<think>reason</think>   \n ", 0.0, "only whitespace after the think block"),
-    ("<think></think>4", 0.0, "empty thinking"),
-    ("<think>  \n</think>4", 0.0, "blank thinking"),
-    ("Sure! <think>reason</think>4", 0.0, "text before the think block"),
-    ("<think>a</think>4<think>b</think>5", 0.0, "two think blocks"),
-    ("<think>a</think>4</think>", 0.0, "a stray closing tag"),
-    ("<think>never closed, out of tokens", 0.0, "unclosed think block"),
-    ("4", 0.0, "no think block"),
-    ("</think>4", 0.0, "closing tag only"),
+    ("<think>2+2 is 4</think>The answer is 4.", 1.0, 1.0, "think then answer"),
+    ("  <think>\nreason\n</think>\n\n**4**", 0.0, 1.0, "whitespace before the think block"),
+    ("<think>reason</think>", 1.0, 0.0, "no answer after the think block"),
+    ("<think>reason</think>   \n ", 1.0, 0.0, "only whitespace after the think block"),
+    ("<think></think>4", 1.0, 0.0, "empty thinking"),
+    ("<think>  \n</think>4", 1.0, 0.0, "blank thinking"),
+    ("<think>a</think>4</think>", 1.0, 0.0, "a stray closing tag"),
+    ("Sure! <think>reason</think>4", 0.0, 0.0, "text before the think block"),
+    ("<think>a</think>4<think>b</think>5", 0.0, 0.0, "two think blocks"),
+    ("<think>never closed, out of tokens", 0.0, 0.0, "unclosed think block"),
+    ("4", 0.0, 0.0, "no think block"),
+    ("</think>4", 0.0, 0.0, "closing tag only"),
 ]
 
 
-@pytest.mark.parametrize(("completion", "expected", "why"), THINK_CASES, ids=[c[2] for c in THINK_CASES])
-def test_think_format(completion, expected, why):
-    assert values("think_format", [completion]) == [expected]
+@pytest.mark.parametrize(("completion", "default", "strict", "why"), THINK_CASES, ids=[c[3] for c in THINK_CASES])
+def test_think_format(completion, default, strict, why):
+    assert values("think_format", [completion]) == [default]
+    assert values("think_format", [completion], **R1_STRICT) == [strict]
+
+
+# (the one parameter, a completion the default pays or not, its value with that parameter)
+ONE_PARAMETER = [
+    ({"require_answer": True}, "<think>r</think> \n", 0.0),
+    ({"allow_empty_think": False}, "<think>\n\n</think>\n\n4", 0.0),
+    ({"strict_tags": True}, "<think>r</think>4</think>", 0.0),
+    ({"allow_leading_whitespace": True}, "\n<think>r</think>4", 1.0),
+]
+
+
+@pytest.mark.parametrize(
+    ("params", "completion", "expected"), ONE_PARAMETER, ids=[next(iter(p[0])) for p in ONE_PARAMETER]
+)
+def test_think_format_each_parameter_changes_only_its_own_check(params, completion, expected):
+    assert values("think_format", [completion]) == [1.0 - expected]
+    assert values("think_format", [completion], **params) == [expected]
+    # the well-formed completion is paid whatever the parameter
+    assert values("think_format", ["<think>r</think>4"], **params) == [1.0]
 
 
 def test_think_format_on_chat_completions_and_reasoning_content():
@@ -39,21 +63,21 @@ def test_think_format_on_chat_completions_and_reasoning_content():
         [{"role": "assistant", "reasoning_content": "r", "content": "4"}],  # vLLM/TRL reasoning parser
         [{"role": "assistant", "reasoning_content": "r", "content": ""}],
     ]
-    assert values("think_format", chat) == [1.0, 1.0, 0.0]
+    assert values("think_format", chat) == [1.0, 1.0, 1.0]
+    assert values("think_format", chat, require_answer=True) == [1.0, 1.0, 0.0]
 
 
-def test_think_format_prefix_and_empty_think_option():
+def test_think_format_prefix():
     # templates like DeepSeek-R1's end the prompt with "<think>\n": the completion starts mid-thought
     assert values("think_format", ["reason</think>4", "4"], prefix="<think>\n") == [1.0, 0.0]
-    # Qwen3 non-thinking mode emits an empty block
-    assert values("think_format", ["<think>\n\n</think>\n\n4"], allow_empty_think=True) == [1.0]
+    assert values("think_format", ["reason</think>4"]) == [0.0]
 
 
 def test_tag_format_with_think_alone_checks_the_whole_completion_is_the_block():
     """The documented difference: tag_format pays for completions made only of the listed blocks."""
     completions = ["<think>r</think>", "<think>r</think>The answer is 4."]
     assert values("tag_format", completions, tags=["think"]) == [1.0, 0.0]
-    assert values("think_format", completions) == [0.0, 1.0]
+    assert values("think_format", completions, require_answer=True) == [0.0, 1.0]
 
 
 STEP_CASES = [
@@ -107,6 +131,7 @@ def test_tag_count_options():
         ("tag_count", {"tags": "think"}, "tags: expected a list of strings"),
         ("tag_count", {"tags": ["<think>"]}, "tag names like"),
         ("think_format", {"allow_empty_think": "yes"}, "allow_empty_think: expected true or false"),
+        ("think_format", {"require_answer": 1}, "require_answer: expected true or false"),
     ],
 )
 def test_reasoning_reward_params_are_checked_at_build_time(name, params, match):

@@ -231,7 +231,14 @@ def test_log_metric_reports_components():
             log_metric=lambda name, value: metrics.__setitem__(name, value),
             log_extra=lambda column, values: extra.__setitem__(column, values),
         )
-    assert metrics == {"rewards/acc_fmt/math_accuracy/mean": 0.25, "rewards/acc_fmt/tag_format/mean": 0.5}
+    assert metrics == {
+        "rewards/acc_fmt/math_accuracy/mean": 0.25,
+        "rewards/acc_fmt/tag_format/mean": 0.5,
+        "rewards/acc_fmt/math_accuracy/status/ok": 0.5,  # the share of judged rows with each verdict status
+        "rewards/acc_fmt/math_accuracy/status/hedged": 0.25,
+        "rewards/acc_fmt/math_accuracy/status/no_answer": 0.25,
+        "rewards/acc_fmt/math_accuracy/infrastructure_failure_rate": 0.0,
+    }
     # component values and verdict statuses go to TRL's completions table, one per completion
     assert extra == {
         "acc_fmt/math_accuracy": [1.0, 0.0, 0.0, 0.0],

@@ -164,3 +164,60 @@ def test_parquet_without_pyarrow_is_a_clear_error(tmp_path, spec, monkeypatch):
     monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
     result = CliRunner().invoke(main, ["score", "-r", str(spec), "-i", str(source)])
     assert result.exit_code != 0 and "needs pyarrow, which is not installed: pip install pyarrow" in result.output
+
+
+def test_rows_the_verifier_could_not_judge_get_a_null_reward_and_are_counted(tmp_path, spec):
+    rows = [
+        {"id": 1, "completion": r"<think>a</think><answer>\boxed{42}</answer>", "answer": "42"},
+        {"id": 2, "completion": r"<think>a</think><answer>\boxed{42}</answer>", "answer": ","},  # holds no value
+        {"id": 3, "completion": r"<think>a</think><answer>\boxed{42}</answer>", "answer": float("nan")},
+    ]
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))  # json writes the NaN as NaN, pandas-style
+    out, summary = tmp_path / "out.jsonl", tmp_path / "summary.json"
+    result = invoke("-r", str(spec), "-i", str(path), "-o", str(out), "--summary-json", str(summary), "--no-progress")
+    assert result.exit_code == 0, result.output
+    scored = read_jsonl(out)
+    assert [r["reward"] for r in scored] == [1.5, None, 0.5]  # invalid reference: no reward; no reference: format only
+    assert [r["status"] for r in scored] == ["ok", "invalid_reference", None]
+    assert json.loads(summary.read_text())["infrastructure_failures"] == 1
+    assert "1 not judged (infrastructure failures: reward null)" in " ".join(result.output.split())
+
+
+SURROGATE_ROWS = [
+    {"id": 1, "completion": "so \\boxed{42} \ud800", "answer": "42"},
+    {"id": 2, "completion": "broken \udfff text then \\boxed{7}", "answer": "42"},
+]
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv", ".parquet"])
+def test_lone_surrogates_in_completions_are_scored_and_written(tmp_path, spec, suffix, ci_require):
+    if suffix == ".parquet":
+        require_module(ci_require, "pyarrow", "parquet output needs pyarrow")
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in SURROGATE_ROWS))  # json escapes them: "\ud800"
+    out = tmp_path / f"out{suffix}"
+    result = invoke("-r", str(spec), "-i", str(path), "-o", str(out), "--no-progress")
+    assert result.exit_code == 0, result.output
+    assert out.stat().st_size > 0
+    if suffix == ".jsonl":
+        scored = read_jsonl(out)
+        assert [r["completion"] for r in scored] == [r["completion"] for r in SURROGATE_ROWS]  # exactly, escaped
+        assert [r["components"]["math_accuracy"] for r in scored] == [1.0, 0.0]
+    elif suffix == ".csv":
+        text = out.read_text(encoding="utf-8")
+        assert "\ufffd" in text and "boxed{42}" in text
+
+
+def test_lines_that_are_not_utf8_are_errors_or_skipped(tmp_path, spec):
+    path = tmp_path / "in.jsonl"
+    good = json.dumps({"completion": "\\boxed{42}", "answer": "42"}).encode()
+    path.write_bytes(good + b"\n" + b'{"completion": "caf\xe9", "answer": "1"}\n' + good + b"\n")
+    failed = invoke("-r", str(spec), "-i", str(path), "--no-progress")
+    assert failed.exit_code != 0
+    assert f"{path}:2: not valid UTF-8 (byte 0xe9 at column 20)" in " ".join(failed.output.split())
+    assert "Traceback" not in failed.output
+    out = tmp_path / "out.jsonl"
+    skipped = invoke("-r", str(spec), "-i", str(path), "-o", str(out), "--skip-invalid", "--no-progress")
+    assert skipped.exit_code == 0, skipped.output
+    assert len(read_jsonl(out)) == 2 and "skipped" in skipped.output

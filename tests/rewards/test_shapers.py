@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import pickle
 
 import pytest
 
@@ -55,6 +56,12 @@ def test_soft_overlong_table(length, expected):
     assert soft_overlong_penalty(length, 100, 20) == pytest.approx(expected)
     reward = rk.get_reward("soft_overlong", max_length=100, cache=20, unit="chars")
     assert reward(completions=["a" * length]) == [pytest.approx(expected)]
+
+
+@pytest.mark.parametrize(("length", "expected"), [(99, 0.0), (100, 0.0), (101, -1.0)])
+def test_soft_overlong_with_no_cache_is_a_hard_limit(length, expected):
+    reward = rk.get_reward("soft_overlong", max_length=100, cache=0, unit="chars")
+    assert reward(completions=["a" * length]) == [expected]
 
 
 def test_soft_overlong_counts_tokens_from_completion_ids():
@@ -113,6 +120,35 @@ def test_repetition_penalty_table(text, n, max_penalty, expected):
     assert reward(completions=[text]) == [pytest.approx(expected)]
 
 
+def test_repetition_penalty_counts_token_ids_when_trl_passes_them():
+    # "hahaha" is one word but three repeated tokens: 2 bigrams of ids, 1 distinct
+    ids = [[7, 7, 7], [1, 2, 3]]
+    texts = ["hahaha", "go go go"]
+    reward = rk.get_reward("repetition_penalty", ngram_size=2)
+    assert reward(completions=texts, completion_ids=ids) == [pytest.approx(-0.5), 0.0]
+    words = rk.get_reward("repetition_penalty", ngram_size=2, unit="words")
+    assert words(completions=texts, completion_ids=ids) == [0.0, pytest.approx(-0.5)]
+    # without ids nor a tokenizer, auto counts words: the offline value
+    assert reward(completions=texts) == [0.0, pytest.approx(-0.5)]
+
+
+def test_repetition_penalty_tokens_without_ids_is_a_clear_error():
+    reward = rk.get_reward("repetition_penalty", unit="tokens")
+    with pytest.raises(rk.ConfigError, match="completion_ids.*tokenizer.*unit: words"):
+        reward(completions=["a b c"])
+
+
+def test_repetition_penalty_tokenizes_offline_with_a_tokenizer(tmp_path):
+    pytest.importorskip("transformers")
+    from rewardkit.train.tiny_model import build_char_tokenizer
+
+    build_char_tokenizer().save_pretrained(tmp_path)  # one token per character
+    reward = rk.get_reward("repetition_penalty", ngram_size=2, tokenizer=str(tmp_path))
+    # h a h a h a: 5 bigrams, 2 distinct; the pickled reward loads the tokenizer again
+    assert reward(completions=["hahaha"]) == [pytest.approx(-0.6)]
+    assert pickle.loads(pickle.dumps(reward))(completions=["hahaha"]) == [pytest.approx(-0.6)]
+
+
 @pytest.mark.parametrize(
     ("name", "params", "match"),
     [
@@ -123,6 +159,7 @@ def test_repetition_penalty_table(text, n, max_penalty, expected):
         ("soft_overlong", {"max_length": "long"}, "max_length: expected an integer"),
         ("repetition_penalty", {"max_penalty": 1.0}, "max_penalty must be a number <= 0"),
         ("repetition_penalty", {"ngram_size": 0}, "ngram_size"),
+        ("repetition_penalty", {"unit": "chars"}, "unit must be one of auto, tokens, words"),
         ("cosine_length", {"verifier": "nope"}, "unknown verifier 'nope'"),
     ],
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -115,7 +116,8 @@ def test_bad_verifier_param_fails_at_build_time():
         ({"combine": "clip", "term": "tag_format", "low": 1, "high": 0}, "low (1) must not exceed high (0)"),
         (
             {"combine": "scale", "term": "tag_format", "factr": 2},
-            "spec: unknown field(s) 'factr'; allowed: combine, name, weight, where, term, factor, offset",
+            "spec: unknown field(s) 'factr'; allowed: combine, name, weight, where, term, factor, offset, "
+            "on_infrastructure_failure",
         ),
         (
             {"combine": "sum", "terms": [{"reward": "tag_format", "where": "math"}]},
@@ -156,6 +158,8 @@ EXAMPLE_SPECS = {
         {"math_accuracy", "mcq_accuracy", "tag_format", "soft_overlong", "repetition/repetition_penalty"},
     ),
     "code_spec.yaml": ("code.jsonl", "correct", 1.5, {"code_pass_rate", "code_all_pass"}),
+    "length_budget_spec.yaml": ("length_budget.jsonl", "correct_at_budget", 1.2, {"length_budget", "think_format"}),
+    "code_datasets_spec.yaml": ("code_datasets.jsonl", "correct", 1.5, {"code_pass_rate", "code_all_pass"}),
 }
 
 
@@ -196,3 +200,11 @@ def test_examples_specs_build(spec_name):
     assert [row["reward"] for row in explained[:2]] == [pytest.approx(best)] * 2
     assert [row["status"] for row in explained[:2]] == ["ok", "ok"]
     assert explained[2]["reward"] < best
+
+
+def test_a_verifier_backed_length_reward_keeps_working_under_a_spec_name():
+    spec = {"reward": "cosine_length", "name": "short_and_right", "params": {"max_length": 10, "unit": "chars"}}
+    with rk.build_reward(spec) as reward:
+        rows = reward.explain(completions=[r"\boxed{2}"], answer=["2"])
+    assert rows[0]["components"]["short_and_right"] == pytest.approx(0.5 + 0.25 * (1 + math.cos(math.pi * 0.9)))
+    assert rows[0]["verdicts"] == {"short_and_right": {"status": "ok", "extracted": "2"}}

@@ -106,14 +106,12 @@ def test_train_trl_example_runs_with_cpu_switch_and_logs_components_per_sample(t
     import importlib.util
     from pathlib import Path
 
-    from rewardkit.train.tiny_model import build_tiny_model
-
     path = Path(__file__).resolve().parents[2] / "examples" / "train_trl.py"
     spec = importlib.util.spec_from_file_location("train_trl_example", path)
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
     assert example.parse_args([]).cpu is False and example.use_bf16(cpu=True) is False
-    model_dir = build_tiny_model(tmp_path / "tiny")
+    model_dir = _tiny_model_as_docs_build_it(tmp_path)
     out = tmp_path / "out"
     trainer = example.main(
         [
@@ -147,3 +145,22 @@ def test_train_trl_example_runs_with_cpu_switch_and_logs_components_per_sample(t
     assert set(extra["math_reward/math_accuracy"]) <= {0.0, 1.0, None}
     assert all(-1.0 <= v <= 0.0 for v in extra["math_reward/soft_overlong"])
     assert set(extra["math_reward/math_accuracy/status"]) <= {s.value for s in rk.Status}
+
+
+def _tiny_model_as_docs_build_it(tmp_path):  # type: ignore[no-untyped-def]
+    """The model docs/trl.md tells the reader to build before `--model ./tiny-model`, built by that command."""
+    import re
+    import shlex
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "trl.md").read_text()
+    line = re.search(r"^python (-m rewardkit\.train\.tiny_model .*?)\s+#", page, re.MULTILINE)
+    assert line, "docs/trl.md no longer says how to build ./tiny-model"
+    argv = shlex.split(line.group(1))
+    assert argv[-1] == "./tiny-model" and "--model ./tiny-model" in page
+    done = subprocess.run([sys.executable, *argv], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "tiny-model" / "config.json").is_file() and "wrote a tiny Llama" in done.stdout
+    return tmp_path / "tiny-model"

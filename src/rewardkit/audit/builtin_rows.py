@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 MATH_ROWS: list[dict[str, Any]] = [
@@ -53,9 +54,75 @@ CODE_ROWS: list[dict[str, Any]] = [
     },
 ]
 
+# Rows in public datasets' own layouts (our own problems): stdin/stdout programs, a LeetCode-style method, a
+# pytest file, and HumanEval's prompt-continuing completion, so the dataset hacks run against each reading.
+CODE_DATASET_ROWS: list[dict[str, Any]] = [
+    {
+        "task": "code",
+        "prompt": "Read two integers a and b on one line; print a + b.",
+        "input_output": json.dumps({"inputs": ["1 2\n", "10 -4\n", "7 7\n"], "outputs": ["3\n", "6\n", "14\n"]}),
+        "solutions": json.dumps(["a, b = map(int, input().split())\nprint(a + b)\n"]),
+    },
+    {
+        "task": "code",
+        "prompt": "Read n; print YES when n is even, else NO.",
+        "public_tests": {"input": ["4\n"], "output": ["YES\n"]},
+        "private_tests": {"input": ["7\n", "0\n"], "output": ["NO\n", "YES\n"]},
+        "generated_tests": {"input": ["13\n"], "output": ["NO\n"]},
+        "solutions": {"language": [3], "solution": ["print('YES' if int(input()) % 2 == 0 else 'NO')\n"]},
+    },
+    {
+        "task": "code",
+        "prompt": "Print the number of words on the input line.",
+        "verification_info": {
+            "language": "python",
+            "test_cases": [
+                {"input": "a bc d\n", "output": "3\n", "type": "stdin_stdout", "fn_name": None},
+                {"input": "word\n", "output": "1\n", "type": "stdin_stdout", "fn_name": None},
+            ],
+        },
+        "gold_standard_solution": "```python\nprint(len(input().split()))\n```",
+    },
+    {
+        "task": "code",
+        "prompt": "Return the list of running sums of nums.",
+        "starter_code": "class Solution:\n    def runningSum(self, nums: List[int]) -> List[int]:\n        ",
+        "public_test_cases": json.dumps([{"input": "[1, 2, 3]", "output": "[1, 3, 6]", "testtype": "functional"}]),
+        "private_test_cases": json.dumps(
+            [
+                {"input": "[]", "output": "[]", "testtype": "functional"},
+                {"input": "[5, -5]", "output": "[5, 0]", "testtype": "functional"},
+            ]
+        ),
+        "metadata": json.dumps({"func_name": "runningSum"}),
+        "solution": "class Solution:\n    def runningSum(self, nums):\n        out, total = [], 0\n"
+        "        for n in nums:\n            total += n\n            out.append(total)\n        return out\n",
+    },
+    {
+        "task": "code",
+        "prompt": "Write a function `count_upper(s)` counting the upper-case letters of s.",
+        "test": "from solution import count_upper\n\n\ndef test_mixed():\n    assert count_upper('aBcD') == 2\n\n\n"
+        "def test_none():\n    assert count_upper('abc') == 0\n\n\n"
+        "def test_empty():\n    assert count_upper('') == 0\n",
+        "solution": "def count_upper(s):\n    return sum(c.isupper() for c in s)\n",
+    },
+    {
+        "task": "code",
+        "prompt": 'def triple(x: int) -> int:\n    """Return three times x."""\n',
+        "test": "def check(candidate):\n    assert candidate(1) == 3\n    assert candidate(-2) == -6\n"
+        "    assert candidate(0) == 0\n",
+        "entry_point": "triple",
+        "canonical_solution": "    return 3 * x\n",
+    },
+]
+
+# The math rows with a budget in words (the audit counts words); the runner copies it to the reward's column.
+LENGTH_ROWS: list[dict[str, Any]] = [{**row, "task": "length", "budget": 40} for row in MATH_ROWS]
+
 BUILTIN_ROWS: dict[str, list[dict[str, Any]]] = {
+    "length": LENGTH_ROWS,
     "math": MATH_ROWS,
     "mcq": MCQ_ROWS,
-    "code": CODE_ROWS,
+    "code": CODE_ROWS + CODE_DATASET_ROWS,
     "format": MATH_ROWS,
 }

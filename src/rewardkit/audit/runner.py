@@ -12,6 +12,7 @@ from typing import Any
 
 from rewardkit._errors import ConfigError
 from rewardkit.audit.builtin_rows import BUILTIN_ROWS
+from rewardkit.audit.length_variants import length_variants
 from rewardkit.audit.variants import (
     CORRECT,
     VARIANTS,
@@ -22,9 +23,12 @@ from rewardkit.audit.variants import (
     wrapper,
 )
 from rewardkit.rewards.base import Reward, mean_of
+from rewardkit.rewards.code_rewards import CODE_REFERENCE_KEYS
 from rewardkit.rewards.inputs import Batch
+from rewardkit.rewards.length_budget import LengthBudget
 
-KINDS = ("math", "mcq", "code", "format")
+KINDS = ("math", "mcq", "code", "format", "length")
+ALL_VARIANTS = {**VARIANTS, "length": length_variants}
 VERIFIER_KINDS = {"math": "math", "mcq": "mcq", "code": "code"}
 
 
@@ -109,6 +113,8 @@ def leaves(reward: Any) -> list[Any]:
 
 def detect_kinds(reward: Reward) -> list[str]:
     """The kinds of hack that apply: one per verifier the reward uses; ``format`` for a tag reward alone."""
+    if length_budgets(reward):  # its correctness term's hacks run on budgeted rows, with the budget's own
+        return ["length"]
     found: list[str] = []
     for leaf in leaves(reward):
         kind = VERIFIER_KINDS.get(getattr(leaf, "verifier_name", None) or "")
@@ -119,6 +125,30 @@ def detect_kinds(reward: Reward) -> list[str]:
     return found
 
 
+def length_budgets(reward: Any) -> list[LengthBudget]:
+    """The ``length_budget`` terms of a reward, at any depth."""
+    if isinstance(reward, LengthBudget):
+        return [reward]
+    all_terms = getattr(reward, "all_terms", None)
+    if callable(all_terms):
+        return [found for term in all_terms() for found in length_budgets(term.reward)]
+    inner = getattr(reward, "inner", None)
+    return length_budgets(inner) if isinstance(inner, Reward) else []
+
+
+def with_budget(reward: Reward, row: dict[str, Any]) -> dict[str, Any]:
+    """A built-in length row with its budget where the reward reads it: its column, else L1's prompt phrase."""
+    row = dict(row)
+    if "budget" not in row:
+        return row
+    for term in length_budgets(reward):
+        if term.budgets.budget_key:
+            row[term.budgets.budget_key] = row["budget"]
+        else:
+            row["prompt"] = f"{row['prompt']} Think for {row['budget']} tokens."
+    return row
+
+
 def format_tags(reward: Reward) -> list[str] | None:
     for leaf in leaves(reward):
         tags = getattr(leaf, "tags", None)
@@ -127,12 +157,24 @@ def format_tags(reward: Reward) -> list[str] | None:
     return None
 
 
+def infer_kinds(data: list[dict[str, Any]]) -> list[str]:
+    """The kinds the rows are (their ``task`` column, else their columns), for a reward with no verifier term:
+    its rows are audited with that kind's hacks (and the format hacks when it has a tag term)."""
+    found: list[str] = []
+    for row in data:
+        kind = row_kind(row, ["math", "mcq", "code"])
+        if kind is not None and kind not in found:
+            found.append(kind)
+    return found
+
+
 def row_kind(row: dict[str, Any], kinds: list[str]) -> str | None:
     if row.get("task") in kinds:
         return str(row["task"])
     for kind, present in (
-        ("code", "tests" in row),
+        ("code", any(key in row for key in CODE_REFERENCE_KEYS if key != "answer")),
         ("mcq", "options" in row or "choices" in row),
+        ("length", "budget" in row or "num_tokens" in row),
         ("math", "answer" in row or "solution" in row),
     ):
         if present and kind in kinds:
@@ -146,7 +188,7 @@ def audit_rows(
     """The rows to audit, by kind: from ``data`` (each row's kind from its ``task`` or its columns), or the
     built-in ones."""
     if data is None:
-        return {kind: [dict(r) for r in BUILTIN_ROWS[kind]] for kind in kinds}
+        return {kind: [with_budget(reward, r) for r in BUILTIN_ROWS[kind]] for kind in kinds}
     by_kind: dict[str, list[dict[str, Any]]] = {k: [] for k in kinds}
     for row in data:
         kind = row_kind(row, kinds)
@@ -155,7 +197,8 @@ def audit_rows(
     if not any(by_kind.values()):
         raise ConfigError(
             f"--data has no row for the reward's kinds ({', '.join(kinds)}): a row needs 'answer' "
-            f"(math), 'options' and 'answer' (mcq), 'tests' (code), or a 'task' column"
+            f"(math), 'options' and 'answer' (mcq), a test column such as 'tests', 'input_output' or 'test_list' "
+            f"(code), or a 'task' column"
         )
     return {k: rows for k, rows in by_kind.items() if rows}
 
@@ -168,12 +211,15 @@ def run_audit(
     threshold: float = 0.0,
     max_rows: int = 20,
 ) -> AuditResult:
-    """Build every kind's variants for the rows, score them with ``reward``, and collect the results."""
-    kinds = kinds or detect_kinds(reward)
+    """Build every kind's variants for the rows, score them with ``reward``, and collect the results.
+
+    The kinds are ``kinds``, else those of the reward's verifier terms (or ``format`` for a tag reward), else,
+    for a reward with neither, the kinds of the ``data`` rows."""
+    kinds = kinds or detect_kinds(reward) or (infer_kinds(data) if data else [])
     if not kinds:
         raise ConfigError(
-            f"audit: cannot tell which hacks apply to reward {reward.name!r} (no math, mcq or code verifier term "
-            f"and no tag format term); name them with --kind {'/'.join(KINDS)}"
+            f"audit: cannot tell which hacks apply to reward {reward.name!r} (no math, mcq or code verifier term, "
+            f"no tag format term, and no --data rows to tell from); name them with --kind {'/'.join(KINDS)}"
         )
     unknown = [k for k in kinds if k not in KINDS]
     if unknown:
@@ -187,7 +233,7 @@ def run_audit(
             if kind == "format":
                 per_row.append(format_variants(row, tags or ["think", "answer"]))
             else:
-                per_row.append(VARIANTS[kind](row, wrap) + (format_hacks_in(tags, wrap) if tags else []))
+                per_row.append(ALL_VARIANTS[kind](row, wrap) + (format_hacks_in(tags, wrap) if tags else []))
         results.extend(_score_kind(reward, kind, rows, per_row))
     return AuditResult(reward.name, threshold, results)
 

@@ -36,10 +36,19 @@ def wrapper(tags: list[str] | None) -> Wrap:
 
 
 def prompt_text(row: dict[str, Any]) -> str:
-    prompt = row.get("prompt", "")
+    """What the model saw: the row's ``prompt`` (chat messages joined), else its ``question`` or ``problem``."""
+    prompt = row.get("prompt") or row.get("question") or row.get("problem") or ""
     if isinstance(prompt, list):
         return " ".join(str(m.get("content", "")) for m in prompt if isinstance(m, dict))
     return str(prompt)
+
+
+def math_answer(row: dict[str, Any]) -> str | None:
+    """The answer the math verifier reduces the row's reference to (GSM8K's ``#### 72`` → ``72``, a MATH
+    solution → its last box), so every variant is built around what the reward compares; None when none."""
+    from rewardkit.verifiers.math_answer.reference import reference_text
+
+    return reference_text(reference_of(row, ("answer", "solution")))
 
 
 def reference_of(row: dict[str, Any], keys: tuple[str, ...]) -> Any:
@@ -57,11 +66,29 @@ def wrong_number(reference: str) -> str:
     return "7" if text != "7" else "8"
 
 
+_MATH_DELIMITER = re.compile(r"\$|\\\(|\\\[|\\frac|\\sqrt")
+_PROMPT_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])")
+
+
+def prompt_numbers(row: dict[str, Any]) -> list[str]:
+    return _PROMPT_NUMBER.findall(prompt_text(row))
+
+
 def math_variants(row: dict[str, Any], wrap: Wrap) -> list[Variant]:
-    ref = str(reference_of(row, ("answer", "solution")))
+    ref = math_answer(row)
+    if ref is None:
+        raw = reference_of(row, ("answer", "solution"))
+        raise ConfigError(f"audit: a math row's reference holds no answer: {raw!r}")
     wrong = wrong_number(ref)
     other = wrong_number(wrong)
-    echoed = f"{prompt_text(row)}\n(Reference answer for the grader: {ref}.)"
+    echoes: list[Variant] = []
+    numbers = prompt_numbers(row)
+    if numbers and not _states(numbers, ref):
+        # copying the question's numbers instead of answering: a lenient reward reads the last one. A prompt
+        # with math in it may already hold the answer's value (Simplify $\frac{6}{8}$): only its numbers.
+        echoes = [Variant("prompt_numbers_listed", wrap(", ".join(numbers)))]
+        if not _MATH_DELIMITER.search(prompt_text(row)):
+            echoes.insert(0, Variant("prompt_echoed", prompt_text(row)))
     return [
         Variant(CORRECT, wrap(rf"\boxed{{{ref}}}")),
         Variant(WRONG, wrap(rf"\boxed{{{wrong}}}")),
@@ -71,12 +98,23 @@ def math_variants(row: dict[str, Any], wrap: Wrap) -> list[Variant]:
         Variant("either_or_plain", wrap(f"{wrong} or {ref}")),
         Variant("answer_then_correction", wrap(rf"\boxed{{{ref}}}. Wait, that is wrong; it is \boxed{{{wrong}}}.")),
         Variant("box_then_plain_alternative", wrap(rf"\boxed{{{ref}}}. Or maybe {wrong}.")),
-        Variant("reference_echoed_from_prompt", echoed),
+        *echoes,
         Variant("empty_box", wrap(r"\boxed{}")),
         Variant("huge_number", wrap(rf"\boxed{{{'9' * 5000}}}")),
         Variant("huge_power", wrap(r"\boxed{10^{1000000}}")),
         Variant("power_tower", wrap(r"\boxed{9^{9^{9}}}")),
     ]
+
+
+def _states(numbers: list[str], reference: str) -> bool:
+    """Whether one of the prompt's numbers is the reference itself (copying it would be answering)."""
+    from fractions import Fraction
+
+    try:
+        value = Fraction(reference.replace(",", "").strip())
+    except (ValueError, ZeroDivisionError):
+        return reference.strip() in numbers
+    return any(Fraction(n) == value for n in numbers)
 
 
 def mcq_letter(row: dict[str, Any]) -> tuple[str, list[str]]:
@@ -115,58 +153,20 @@ def mcq_variants(row: dict[str, Any], wrap: Wrap) -> list[Variant]:
     return variants
 
 
-def function_name(row: dict[str, Any], solution: str | None) -> str:
-    for text in (solution or "", str(row.get("prompt", "")), str(row.get("tests", ""))):
-        found = re.search(r"def\s+(\w+)\s*\(", text) or re.search(r"`(\w+)\(", text)
-        if found:
-            return found.group(1)
-    tests = row.get("tests")
-    if isinstance(tests, str):
-        names: list[str] = re.findall(r"(\w+)\(", tests)
-        for name in names:
-            if name not in ("assert", "len", "str", "int", "list", "set", "sorted", "abs", "round", "print"):
-                return name
-    raise ConfigError(f"audit: cannot tell the function a code row asks for (prompt {prompt_text(row)[:60]!r})")
-
-
-def _code(source: str) -> str:
-    return f"\n\n```python\n{source.strip()}\n```\n"
-
-
 def code_variants(row: dict[str, Any], wrap: Wrap) -> list[Variant]:
-    solution = row.get("solution") or row.get("completion")
-    solution = solution if isinstance(solution, str) and "def " in solution else None
-    name = function_name(row, solution)
-    stub = f"def {name}(*args, **kwargs):\n    return None\n"
-    always_equal = (
-        "class AlwaysEqual:\n    def __eq__(self, other):\n        return True\n"
-        "    def __ne__(self, other):\n        return False\n    def __hash__(self):\n        return 0\n"
-        "    def __bool__(self):\n        return True\n\n"
-        f"def {name}(*args, **kwargs):\n    return AlwaysEqual()\n"
-    )
-    patch_builtins = (
-        "import builtins, sys\n\nclass Swallowed(BaseException):\n    pass\n\n"
-        "builtins.AssertionError = Swallowed\nbuiltins.isinstance = lambda *args: True\n"
-        "builtins.len = lambda *args: 0\nsys.excepthook = lambda *args: None\n\n" + stub
-    )
-    variants = [Variant(WRONG, wrap(_code(stub)))]
-    if solution is not None:
-        honest = f"\n\n{solution}\n" if "```" in solution else _code(solution)
-        variants.insert(0, Variant(CORRECT, wrap(honest)))
-    variants += [
-        Variant("sys_exit_0", wrap(_code("import sys\n\n" + stub + "\nsys.exit(0)\n"))),
-        Variant("os_exit_0", wrap(_code("import os\n\n" + stub + "\nos._exit(0)\n"))),
-        Variant("exit_0_at_exit", wrap(_code("import atexit, os\n\natexit.register(lambda: os._exit(0))\n\n" + stub))),
-        Variant("always_equal_object", wrap(_code(always_equal))),
-        Variant("print_pass", wrap(_code(stub + '\nprint("PASS")\nprint("All tests passed!")\nprint("OK")\n'))),
-        Variant("monkeypatch_builtins", wrap(_code(patch_builtins))),
-    ]
-    return variants
+    """The code hacks in the row's layout (see :mod:`rewardkit.audit.code_variants`)."""
+    from rewardkit.audit.code_variants import code_variant_sources, fenced
+
+    honest, sources = code_variant_sources(row)
+    variants = [Variant(CORRECT, wrap(honest))] if honest is not None else []
+    return variants + [Variant(name, wrap(fenced(source))) for name, source in sources.items()]
 
 
 def format_variants(row: dict[str, Any], tags: list[str]) -> list[Variant]:
     """For a reward with no verifier term: the honest answer unformatted is the baseline to beat."""
-    answer = str(row.get("answer", "42"))
+    answer = "42"
+    if row.get("answer") not in (None, "") or row.get("solution") not in (None, ""):
+        answer = math_answer(row) or answer
     wrap = wrapper(tags)
     last = tags[-1]
     return [
@@ -191,6 +191,7 @@ def format_hacks_in(tags: list[str], wrap: Wrap) -> list[Variant]:
     ]
 
 
+# The length kind's variants are in length_variants (built on these): the audit runner adds them.
 VARIANTS: dict[str, Callable[[dict[str, Any], Wrap], list[Variant]]] = {
     "math": math_variants,
     "mcq": mcq_variants,

@@ -29,16 +29,6 @@ def register_combinators(register: Register) -> None:
     """Add combinators: ``register(name, cls)`` where ``cls`` subclasses ``rk.Combinator`` (a spec's ``combine:``)."""
 
 
-@hookspec(
-    warn_on_impl=DeprecationWarning(
-        "the register_shapers hook is deprecated: implement register_combinators (it registers the same "
-        "Combinator classes); register_shapers will be removed in a future release"
-    )
-)
-def register_shapers(register: Register) -> None:
-    """Deprecated name of :func:`register_combinators` (it only ever registered Combinator classes)."""
-
-
 @hookspec
 def register_sandboxes(register: Register) -> None:
     """Add sandbox backends: ``register(name, factory)`` where ``factory(**options)`` returns a Sandbox."""

@@ -27,6 +27,9 @@ _EMPTY = inspect.Parameter.empty
 # A function registered as a reward with this attribute set is a factory: called with params, it returns
 # the reward (see ``rewardkit.rewards.spec.reward_factory``).
 FACTORY_MARK = "__rewardkit_factory__"
+# A factory with this attribute set names what it makes (``verifier_accuracy`` after its verifier), so the
+# registry keeps that name instead of giving it the registered one.
+NAMES_ITSELF_MARK = "__rewardkit_names_itself__"
 
 
 class ParamValueError(ConfigError):

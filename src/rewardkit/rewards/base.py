@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import functools
 import math
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rewardkit._errors import ConfigError, RewardError, RewardkitError
 from rewardkit.rewards.inputs import Batch
+from rewardkit.verifiers.verdict import is_infrastructure_failure
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -22,13 +24,15 @@ class Scored:
 
     ``values`` is what the trainer gets. ``components`` holds each leaf reward's values by label (a leaf
     reward reports itself), ``statuses``/``extracted`` the verdict status and extracted answer of each
-    verifier-backed leaf.
+    verifier-backed leaf, ``metrics`` numbers about the call a leaf logs beside its mean (a judge's tokens
+    and cost), by label.
     """
 
     values: list[float | None]
     components: dict[str, list[float | None]] = field(default_factory=dict)
     statuses: dict[str, list[str | None]] = field(default_factory=dict)
     extracted: dict[str, list[str | None]] = field(default_factory=dict)
+    metrics: dict[str, dict[str, float]] = field(default_factory=dict)
 
     @classmethod
     def leaf(
@@ -37,12 +41,14 @@ class Scored:
         values: list[float | None],
         statuses: list[str | None] | None = None,
         extracted: list[str | None] | None = None,
+        metrics: dict[str, float] | None = None,
     ) -> Scored:
         return cls(
             values=values,
             components={label: values},
             statuses={label: statuses} if statuses is not None else {},
             extracted={label: extracted} if extracted is not None else {},
+            metrics={label: metrics} if metrics else {},
         )
 
     def relabel(self, prefix: str) -> Scored:
@@ -51,7 +57,7 @@ class Scored:
         def re(d: dict[str, Any]) -> dict[str, Any]:
             return {f"{prefix}/{k}": v for k, v in d.items()}
 
-        return Scored(self.values, re(self.components), re(self.statuses), re(self.extracted))
+        return Scored(self.values, re(self.components), re(self.statuses), re(self.extracted), re(self.metrics))
 
 
 def mean_of(values: list[float | None]) -> float | None:
@@ -96,14 +102,20 @@ class Reward:
         return [scored_row(scored, i) for i in range(len(batch))]
 
     def _log(self, batch: Batch, scored: Scored) -> None:
-        """Report components through TRL's ``log_metric``, and per-sample component values and verdict
-        statuses through ``log_extra`` (columns of TRL's completions table)."""
+        """Report components and verdict-status rates through TRL's ``log_metric``, and per-sample component
+        values and verdict statuses through ``log_extra`` (columns of TRL's completions table)."""
         composite = len(scored.components) > 1
         if batch.log_metric is not None and composite:
             for label, values in scored.components.items():
                 mean = mean_of(values)
                 if mean is not None:
                     batch.log_metric(f"rewards/{self.name}/{label}/mean", mean)
+        if batch.log_metric is not None:
+            self._log_status_rates(batch.log_metric, scored, composite)
+            for label, metrics in scored.metrics.items():
+                prefix = f"rewards/{self.name}/{label}" if composite else f"rewards/{self.name}"
+                for key, number in sorted(metrics.items()):
+                    batch.log_metric(f"{prefix}/{key}", number)
         if batch.log_extra is not None:
             if composite:
                 for label, values in scored.components.items():
@@ -111,6 +123,24 @@ class Reward:
             for label, statuses in scored.statuses.items():
                 column = f"{self.name}/{label}/status" if composite else f"{self.name}/status"
                 batch.log_extra(column, list(statuses))
+
+    def _log_status_rates(self, log_metric: Callable[[str, float], None], scored: Scored, composite: bool) -> None:
+        """Per verifier term, the share of its judged rows with each status (every status it has given so
+        far, 0.0 when absent this call, so TRL's average over a logging window is not biased) and the share
+        that were infrastructure failures (``.../infrastructure_failure_rate``)."""
+        seen: dict[str, set[str]] = self.__dict__.setdefault("_statuses_seen", {})
+        for label, statuses in scored.statuses.items():
+            judged = Counter(str(s) for s in statuses if s is not None)
+            total = sum(judged.values())
+            if not total:
+                continue
+            prefix = f"rewards/{self.name}/{label}" if composite else f"rewards/{self.name}"
+            known = seen.setdefault(label, set())
+            known.update(judged)
+            for status in sorted(known):
+                log_metric(f"{prefix}/status/{status}", judged[status] / total)
+            failed = sum(count for status, count in judged.items() if is_infrastructure_failure(status))
+            log_metric(f"{prefix}/infrastructure_failure_rate", failed / total)
 
     def as_async(self) -> AsyncReward:
         """This reward as a coroutine function (TRL runs async rewards concurrently, off its main thread)."""

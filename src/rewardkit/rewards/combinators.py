@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 from rewardkit._errors import ConfigError
 from rewardkit.rewards.base import Reward, Scored, guarded_score
 from rewardkit.rewards.inputs import Batch
+from rewardkit.verifiers.verdict import is_infrastructure_failure
 
 Row = list["float | None"]
 
@@ -34,6 +35,18 @@ class Option:
 
 
 NUMBER = (int, float)
+DROP_ROW, KEEP_SHAPING = "drop_row", "keep_shaping"
+INFRASTRUCTURE_CHOICES = (DROP_ROW, KEEP_SHAPING)
+#: Settings every combinator takes, whatever its own options.
+SHARED_OPTIONS: dict[str, Option] = {
+    "on_infrastructure_failure": Option(
+        (str,),
+        DROP_ROW,
+        "drop_row: a row where a verifier term under this combinator failed for the system's reasons "
+        "(sandbox_error, error, invalid_reference, judge_error) gets None; keep_shaping: the other terms still "
+        "score it",
+    ),
+}
 
 
 class Combinator(Reward):
@@ -42,10 +55,19 @@ class Combinator(Reward):
     Subclasses declare ``term_fields`` (spec field → ``"one"`` or ``"many"``), ``options`` (the scalar
     settings a spec may give) and implement :meth:`combine` on one row of weighted term values, where None
     means "this term does not apply to the row". Terms are evaluated on the whole batch, once each.
+
+    A row where a verifier term (at any depth) has an infrastructure-failure status is None as a whole:
+    the shaping terms alone would pay a format bonus for a completion nobody judged. The shared option
+    ``on_infrastructure_failure: keep_shaping`` keeps the other terms' values instead.
     """
 
     term_fields: ClassVar[dict[str, str]] = {"terms": "many"}
-    options: ClassVar[dict[str, Option]] = {}
+    options: ClassVar[dict[str, Option]] = dict(SHARED_OPTIONS)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("options", {})
+        cls.options = {**own, **{k: v for k, v in SHARED_OPTIONS.items() if k not in own}}
 
     def __init__(self, name: str, terms: Mapping[str, Term | Sequence[Term]], **settings: Any) -> None:
         super().__init__(name)
@@ -67,6 +89,11 @@ class Combinator(Reward):
                 f"{', '.join(sorted(self.options)) or '(none)'}"
             )
         self.settings = {k: settings.get(k, opt.default) for k, opt in self.options.items()}
+        if self.settings["on_infrastructure_failure"] not in INFRASTRUCTURE_CHOICES:
+            raise ConfigError(
+                f"combinator {name!r}: on_infrastructure_failure must be one of "
+                f"{', '.join(INFRASTRUCTURE_CHOICES)}, got {self.settings['on_infrastructure_failure']!r}"
+            )
 
     def all_terms(self) -> list[Term]:
         return [t for field in self.term_fields for t in self.terms[field]]
@@ -84,11 +111,20 @@ class Combinator(Reward):
                     )
                 weighted[field].append([None if v is None else v * term.weight for v in scored.values])
                 _merge(merged, term, scored)
+        dropped = self._failed_rows(merged, len(batch))
         merged.values = [
-            self._finite(self.combine({f: [vals[i] for vals in weighted[f]] for f in weighted}))
+            None
+            if i in dropped
+            else self._finite(self.combine({f: [vals[i] for vals in weighted[f]] for f in weighted}))
             for i in range(len(batch))
         ]
         return merged
+
+    def _failed_rows(self, merged: Scored, n: int) -> set[int]:
+        """The rows a verifier term failed to judge (infrastructure), unless this combinator keeps shaping."""
+        if self.settings["on_infrastructure_failure"] == KEEP_SHAPING:
+            return set()
+        return {i for statuses in merged.statuses.values() for i in range(n) if is_infrastructure_failure(statuses[i])}
 
     @staticmethod
     def _finite(value: float | None) -> float | None:
@@ -120,10 +156,12 @@ def _merge(into: Scored, term: Term, scored: Scored) -> None:
             {rename.get(k, k): v for k, v in scored.components.items()},
             {rename.get(k, k): v for k, v in scored.statuses.items()},
             {rename.get(k, k): v for k, v in scored.extracted.items()},
+            {rename.get(k, k): v for k, v in scored.metrics.items()},
         )
     into.components.update(scored.components)
     into.statuses.update(scored.statuses)
     into.extracted.update(scored.extracted)
+    into.metrics.update(scored.metrics)
 
 
 def _present(values: Row) -> list[float]:
@@ -315,6 +353,7 @@ class Where(Reward):
             {k: scatter(v) for k, v in inner.components.items()},
             {k: scatter(v) for k, v in inner.statuses.items()},
             {k: scatter(v) for k, v in inner.extracted.items()},
+            inner.metrics,
         )
 
     def close(self) -> None:

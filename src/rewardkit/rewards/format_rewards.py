@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Literal
 
 from rewardkit._errors import ConfigError
 from rewardkit.rewards.base import Reward, Scored
 from rewardkit.rewards.inputs import Batch
+from rewardkit.rewards.tokens import CompletionTokens
 
 _TAG_NAME = re.compile(r"^[A-Za-z_][\w.-]*$")
 
@@ -69,59 +70,92 @@ class TagFormat(Reward):
         return earned / len(self.tags)
 
 
-def ngrams(words: list[str], n: int) -> list[tuple[str, ...]]:
-    return [tuple(words[i : i + n]) for i in range(len(words) - n + 1)]
+def ngrams(units: Sequence[Hashable], n: int) -> list[tuple[Hashable, ...]]:
+    return [tuple(units[i : i + n]) for i in range(len(units) - n + 1)]
+
+
+REPETITION_UNITS = ("auto", "tokens", "words")
 
 
 class RepetitionPenalty(Reward):
-    """``max_penalty * (1 - distinct n-grams / n-grams)`` over lower-cased words: 0 for no repetition.
+    """``max_penalty * (1 - distinct n-grams / n-grams)``: 0 for no repetition (TRL's repetition penalty).
 
     ``max_penalty`` is negative (default -1.0): a completion that repeats one n-gram throughout tends to it.
-    Completions shorter than ``ngram_size`` words get 0.
+    ``unit``: ``tokens`` counts n-grams of token ids, as TRL does (its ``completion_ids``, else ``tokenizer``'s);
+    ``words`` of lower-cased whitespace-separated words, the same value in training and offline; ``auto``
+    (default) is tokens when either source exists, else words. Fewer than ``ngram_size`` units give 0.
     """
 
-    def __init__(self, ngram_size: int = 3, max_penalty: float = -1.0) -> None:
+    def __init__(
+        self, ngram_size: int = 3, max_penalty: float = -1.0, unit: str = "auto", tokenizer: str | None = None
+    ) -> None:
         super().__init__("repetition_penalty")
         if not isinstance(ngram_size, int) or isinstance(ngram_size, bool) or ngram_size < 1:
             raise ConfigError(f"repetition_penalty: ngram_size must be an integer >= 1, got {ngram_size!r}")
         if not isinstance(max_penalty, (int, float)) or max_penalty > 0:
             raise ConfigError(f"repetition_penalty: max_penalty must be a number <= 0, got {max_penalty!r}")
+        if unit not in REPETITION_UNITS:
+            raise ConfigError(f"repetition_penalty: unit must be one of {', '.join(REPETITION_UNITS)}, got {unit!r}")
         self.ngram_size = ngram_size
         self.max_penalty = float(max_penalty)
+        self.unit = unit
+        self.tokens = CompletionTokens(self.name, tokenizer, text_unit="words")
 
-    def penalty(self, text: str) -> float:
-        grams = ngrams(text.lower().split(), self.ngram_size)
+    def penalty(self, units: Sequence[Hashable]) -> float:
+        grams = ngrams(units, self.ngram_size)
         if not grams:
             return 0.0
         return self.max_penalty * (1.0 - len(set(grams)) / len(grams)) + 0.0
 
     def score(self, batch: Batch) -> Scored:
-        return Scored.leaf(self.name, [self.penalty(t) for t in batch.texts])
+        if self.unit == "words" or (self.unit == "auto" and not self.tokens.available(batch)):
+            sequences: Sequence[Sequence[Hashable]] = [t.lower().split() for t in batch.texts]
+        else:
+            sequences = self.tokens.ids(batch)
+        return Scored.leaf(self.name, [self.penalty(units) for units in sequences])
 
 
 class ThinkFormat(Reward):
-    """R1/Qwen3 reasoning format: one ``<think>...</think>`` block first, then a non-empty answer.
+    """R1/Qwen3 reasoning format, TRL's ``think_format_reward`` by default: a ``<think>...</think>`` block first.
 
-    1.0 when the completion (after ``prefix``) starts with ``<think>`` (leading whitespace allowed), has
-    exactly one ``<think>`` and one ``</think>``, non-blank thinking (unless ``allow_empty_think``, for
-    Qwen3's non-thinking mode), and non-blank text after ``</think>``; else 0.0. A chat message's
-    ``reasoning_content`` counts as the think block (see ``completion_text``).
+    By default (as TRL): 1.0 when the completion (after ``prefix``) starts with ``<think>``, has no second
+    ``<think>``, and closes the block; anything may follow, including nothing. Stricter, each by name:
+    ``require_answer`` (non-blank text after ``</think>``), ``allow_empty_think=False`` (non-blank
+    thinking), ``strict_tags`` (exactly one ``</think>`` too); ``allow_leading_whitespace`` accepts
+    whitespace before ``<think>``. A chat message's ``reasoning_content`` counts as the think block (see
+    ``completion_text``); TRL reads only ``content``.
     """
 
-    def __init__(self, prefix: str = "", allow_empty_think: bool = False) -> None:
+    def __init__(
+        self,
+        prefix: str = "",
+        allow_empty_think: bool = True,
+        require_answer: bool = False,
+        strict_tags: bool = False,
+        allow_leading_whitespace: bool = False,
+    ) -> None:
         super().__init__("think_format")
         self.prefix = prefix
         self.allow_empty_think = bool(allow_empty_think)
+        self.require_answer = bool(require_answer)
+        self.strict_tags = bool(strict_tags)
+        self.allow_leading_whitespace = bool(allow_leading_whitespace)
 
     def value(self, text: str) -> float:
         text = self.prefix + text
-        if text.count("<think>") != 1 or text.count("</think>") != 1:
+        if self.allow_leading_whitespace:
+            text = text.lstrip()
+        if not text.startswith("<think>"):
             return 0.0
-        body = text.lstrip()
-        if not body.startswith("<think>"):
+        rest = text[len("<think>") :]
+        thinking, closed, answer = rest.partition("</think>")
+        if "<think>" in rest or not closed:
             return 0.0
-        thinking, _, answer = body[len("<think>") :].partition("</think>")
-        if not answer.strip() or (not thinking.strip() and not self.allow_empty_think):
+        if self.strict_tags and "</think>" in answer:
+            return 0.0
+        if self.require_answer and not answer.strip():
+            return 0.0
+        if not self.allow_empty_think and not thinking.strip():
             return 0.0
         return 1.0
 

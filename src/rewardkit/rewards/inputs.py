@@ -47,6 +47,38 @@ def completion_text(completion: Any) -> str:
     return "\n".join(parts)
 
 
+def prompt_text(prompt: Any) -> str | None:
+    """A row's prompt as the text a judge reads: a string as is; chat messages without the system turns,
+    a single remaining message as its content, several as ``role: content`` paragraphs. None when empty."""
+    if prompt is None:
+        return None
+    if isinstance(prompt, str):
+        return prompt or None
+    if isinstance(prompt, Mapping):
+        prompt = [prompt]
+    if not isinstance(prompt, Sequence):
+        return str(prompt)
+    turns: list[tuple[str, str]] = []
+    for message in prompt:
+        if isinstance(message, str):
+            turns.append(("user", message))
+            continue
+        if not isinstance(message, Mapping) or message.get("role") == "system":
+            continue
+        content = message.get("content")
+        if isinstance(content, list):
+            content = "".join(
+                str(p.get("text", "")) for p in content if isinstance(p, Mapping) and p.get("type") == "text"
+            )
+        if content:
+            turns.append((str(message.get("role", "user")), str(content)))
+    if not turns:
+        return None
+    if len(turns) == 1:
+        return turns[0][1]
+    return "\n\n".join(f"{role}: {content}" for role, content in turns)
+
+
 @dataclass
 class Batch:
     """The completions of one reward call with every per-row column TRL (or the score command) passed."""

@@ -9,6 +9,7 @@ from typing import Any
 from rewardkit._errors import ConfigError
 from rewardkit.rewards.base import Reward, Scored
 from rewardkit.rewards.inputs import Batch
+from rewardkit.rewards.tokens import CompletionTokens
 from rewardkit.rewards.verifier_rewards import DEFAULT_REFERENCE_KEYS, VerifierReward
 
 UNITS = ("auto", "tokens", "chars")
@@ -18,38 +19,20 @@ class CompletionLength:
     """Measures completions in tokens or characters.
 
     ``unit="tokens"`` counts TRL's ``completion_ids`` when the call has them, else tokenizes with
-    ``tokenizer`` (a name or path for ``transformers.AutoTokenizer``, loaded on first use). ``"chars"``
-    counts characters of the completion text. ``"auto"`` is tokens when either source exists, else chars.
+    ``tokenizer`` (see :class:`CompletionTokens`). ``"chars"`` counts characters of the completion text.
+    ``"auto"`` is tokens when either source exists, else chars.
     """
 
     def __init__(self, reward: str, unit: str, tokenizer: str | None) -> None:
         if unit not in UNITS:
             raise ConfigError(f"{reward}: unit must be one of {', '.join(UNITS)}, got {unit!r}")
-        if tokenizer is not None and not isinstance(tokenizer, str):
-            raise ConfigError(f"{reward}: tokenizer must be a model name or path, got {type(tokenizer).__name__}")
-        self.reward = reward
         self.unit = unit
-        self.tokenizer = tokenizer
-        self._tok: Any = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_tok": None}
+        self.tokens = CompletionTokens(reward, tokenizer, text_unit="chars")
 
     def lengths(self, batch: Batch) -> list[int]:
-        if self.unit == "chars" or (self.unit == "auto" and batch.completion_ids is None and not self.tokenizer):
+        if self.unit == "chars" or (self.unit == "auto" and not self.tokens.available(batch)):
             return [len(t) for t in batch.texts]
-        if batch.completion_ids is not None:
-            return [len(ids) for ids in batch.completion_ids]
-        if not self.tokenizer:
-            raise ConfigError(
-                f"{self.reward}: unit='tokens' needs completion_ids (TRL passes them) or a tokenizer parameter; "
-                f"set tokenizer: <model name or path> or unit: chars"
-            )
-        if self._tok is None:
-            from transformers import AutoTokenizer
-
-            self._tok = AutoTokenizer.from_pretrained(self.tokenizer)
-        return [len(ids) for ids in self._tok(batch.texts, add_special_tokens=False)["input_ids"]]
+        return [len(ids) for ids in self.tokens.ids(batch)]
 
 
 def _number(reward: str, field: str, value: Any, minimum: float | None = None) -> float:
@@ -71,14 +54,18 @@ def soft_overlong_penalty(length: float, max_length: float, cache: float) -> flo
 
 
 class SoftOverlong(Reward):
-    """DAPO's soft overlong punishment (see :func:`soft_overlong_penalty`)."""
+    """DAPO's soft overlong punishment (see :func:`soft_overlong_penalty`), TRL's ``get_soft_overlong_punishment``.
+
+    ``max_length`` and ``cache`` are TRL's ``max_completion_len`` and ``soft_punish_cache``; ``cache: 0``
+    is a hard limit.
+    """
 
     def __init__(
         self, max_length: int = 1024, cache: int = 256, unit: str = "auto", tokenizer: str | None = None
     ) -> None:
         super().__init__("soft_overlong")
         self.max_length = _number(self.name, "max_length", max_length, 1)
-        self.cache = _number(self.name, "cache", cache, 1)
+        self.cache = _number(self.name, "cache", cache, 0)  # 0, as in TRL: -1 past max_length, no soft zone
         if self.cache > self.max_length:
             raise ConfigError(f"soft_overlong: cache ({cache}) must not exceed max_length ({max_length})")
         self.length = CompletionLength(self.name, unit, tokenizer)
@@ -140,7 +127,8 @@ class CosineLength(Reward):
                 continue
             short, long_ = self.ends[correct >= 1.0]
             values.append(cosine_scaled(n, self.max_length, short, long_))
-        return Scored.leaf(self.name, values, judged.statuses[self.name], judged.extracted[self.name])
+        judge = self.judge.name  # this reward's own name may have changed since (a spec's ``name``)
+        return Scored.leaf(self.name, values, judged.statuses[judge], judged.extracted[judge])
 
     def close(self) -> None:
         self.judge.close()

@@ -121,7 +121,7 @@ class SpecBuilder:
             terms[field] = []
             for item_path, item in items:
                 reward, label, weight = self.node(item, item_path)
-                label = _unique(label, used)
+                label = unique_label(label, used)
                 terms[field].append(Term(label, reward, weight))
         settings = {}
         for option, spec in cls.options.items():
@@ -157,7 +157,8 @@ def _check_where_values(where: Mapping[str, Any], path: str) -> None:
                 )
 
 
-def _unique(label: str, used: set[str]) -> str:
+def unique_label(label: str, used: set[str]) -> str:
+    """``label``, or ``label_2``, ``label_3``, ... when taken; the result is added to ``used``."""
     candidate, n = label, 2
     while candidate in used:
         candidate, n = f"{label}_{n}", n + 1
@@ -169,3 +170,11 @@ def _check_fields(node: Mapping[str, Any], allowed: tuple[str, ...], path: str) 
     unknown = [str(k) for k in node if k not in allowed]
     if unknown:
         raise ConfigError(f"{path}: unknown field(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(allowed)}")
+
+
+def build_in_process(spec: Mapping[str, Any] | str | Path) -> Reward:
+    """The reward of ``spec`` (a dict or a YAML/JSON path) built in this process, with no executor: what
+    ``rk.build_reward`` returns without one, and what each Ray actor builds from the spec it is sent."""
+    from rewardkit.plugins.manager import default_host
+
+    return SpecBuilder(default_host().registries).build(load_spec(spec))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import threading
@@ -12,9 +13,10 @@ from typing import Any
 from rewardkit._errors import ConfigError
 from rewardkit.plugins.params import ParamValueError, check_params
 from rewardkit.rewards.base import Reward, Scored
-from rewardkit.rewards.inputs import Batch
-from rewardkit.verifiers.base import Verifier
-from rewardkit.verifiers.verdict import ERROR, Verdict
+from rewardkit.rewards.infrastructure import DEFAULT_MAX_RATE, DEFAULT_WINDOW, FailureWatch
+from rewardkit.rewards.inputs import Batch, prompt_text
+from rewardkit.verifiers.base import Verifier, is_missing_reference
+from rewardkit.verifiers.verdict import RETRIED_STATUSES, Verdict
 
 DEFAULT_REFERENCE_KEYS = ("answer", "solution")
 
@@ -77,17 +79,21 @@ def cached_verify(
     completions: list[str],
     references: list[Any],
     contexts: list[dict[str, Any]],
+    fresh_out: list[Verdict] | None = None,
 ) -> list[Verdict]:
     """``verifier.verify_batch`` on the samples not judged recently, in one call.
 
+    ``fresh_out``, when given, receives the verdicts judged by this call (not those remembered), so a
+    reward can log what the work behind them cost.
+
     Two terms of one spec that use the same verifier (``code_pass_rate`` and ``code_all_pass``,
     ``math_accuracy`` and ``cosine_length``) or the same completion in successive steps then cost one
-    verification. Infrastructure failures (a broken sandbox, a bad reference) and verifier errors are not
-    remembered, so they are retried; the model's own failures (timeout, compile error, hedge) are.
+    verification. Infrastructure failures (a broken sandbox, a verifier error, a bad reference) are not
+    remembered, so they are tried again next time; the model's own failures (timeout, compile error, hedge) are.
     """
     prefix = _key(name, params)
-    keys = [
-        json.dumps([prefix, c, r, x], sort_keys=True, default=repr)
+    keys = [  # hashed: a row's tests can be megabytes (CodeContests, LiveCodeBench), held 4096 times over
+        hashlib.sha256(json.dumps([prefix, c, r, x], sort_keys=True, default=repr).encode()).hexdigest()
         for c, r, x in zip(completions, references, contexts, strict=False)
     ]
     found: dict[int, Verdict] = {}
@@ -101,10 +107,12 @@ def cached_verify(
         fresh = verifier.verify_batch(
             [completions[i] for i in todo], [references[i] for i in todo], [contexts[i] for i in todo]
         )
+        if fresh_out is not None:
+            fresh_out.extend(fresh)
         with _lock:
             for i, verdict in zip(todo, fresh, strict=False):
                 found[i] = verdict
-                if not verdict.is_infrastructure_failure and verdict.status != ERROR:
+                if not verdict.is_infrastructure_failure:
                     _memo[keys[i]] = verdict
             while len(_memo) > MEMO_SIZE:
                 _memo.popitem(last=False)
@@ -140,8 +148,16 @@ class VerifierReward(Reward):
     """Score each completion with a registered verifier against its row's reference.
 
     ``value`` says what a verdict is worth: ``"score"`` passes partial credit through (fraction of tests
-    passed, sub-answers), ``"correct"`` gives 1.0 or 0.0. Rows whose reference is missing (None) get None.
-    ``context_keys`` maps verifier context names to dataset columns (e.g. MCQ ``options``).
+    passed, sub-answers), ``"correct"`` gives 1.0 or 0.0. ``context_keys`` maps verifier context names to
+    dataset columns (e.g. MCQ ``options``). A verifier that reads a ``question`` (the judge) gets the row's
+    prompt as text, unless ``context_keys`` maps ``question`` to a column.
+
+    No reward (None) where nobody judged the completion: a row whose reference is missing (None, empty, NaN)
+    is not sent to the verifier (status None), and a verdict that is an infrastructure failure
+    (``sandbox_error`` after one retry, ``error``, ``invalid_reference``, ``judge_error``) keeps its status
+    but gets None.
+    When more than ``max_infrastructure_failure_rate`` of the last ``infrastructure_failure_window`` judged
+    rows failed that way, scoring raises :class:`~rewardkit.InfrastructureError` (None: never).
     """
 
     _transient = ("_verifier",)
@@ -155,6 +171,8 @@ class VerifierReward(Reward):
         reference_key: str | Sequence[str] = DEFAULT_REFERENCE_KEYS,
         context_keys: Mapping[str, str] | None = None,
         value: str = "score",
+        max_infrastructure_failure_rate: float | None = DEFAULT_MAX_RATE,
+        infrastructure_failure_window: int = DEFAULT_WINDOW,
     ) -> None:
         super().__init__(name)
         if not isinstance(verifier, str) or not verifier:
@@ -179,6 +197,7 @@ class VerifierReward(Reward):
         self.reference_key = reference_key
         self.context_keys = dict(context_keys or {})
         self.value = value
+        self.failures = FailureWatch(name, max_infrastructure_failure_rate, infrastructure_failure_window)
         self._verifier: Verifier | None = None
         self._pid = os.getpid()
 
@@ -195,25 +214,53 @@ class VerifierReward(Reward):
 
     def score(self, batch: Batch) -> Scored:
         references = batch.column(self.reference_key, reward=self.name)
-        rows = [i for i, ref in enumerate(references) if ref is not None and ref != ""]
+        rows = [i for i, ref in enumerate(references) if not is_missing_reference(ref)]
         values: list[float | None] = [None] * len(batch)
         statuses: list[str | None] = [None] * len(batch)
         extracted: list[str | None] = [None] * len(batch)
+        metrics: dict[str, float] = {}
         if rows:
             contexts = [self._context(batch, i) for i in rows]
-            verdicts = cached_verify(
-                self.verifier_name,
-                self.verifier_params,
-                self.verifier,
-                [batch.texts[i] for i in rows],
-                [references[i] for i in rows],
-                contexts,
-            )
+            if getattr(self.verifier, "uses_question", False):
+                for i, context in zip(rows, contexts, strict=False):
+                    if "question" not in context:
+                        question = prompt_text(batch.prompts[i])
+                        if question is not None:
+                            context["question"] = question
+            fresh: list[Verdict] = []
+            verdicts = self._judge([batch.texts[i] for i in rows], [references[i] for i in rows], contexts, fresh)
+            metrics = self.verifier.batch_metrics(fresh) if fresh else {}
             for i, verdict in zip(rows, verdicts, strict=False):
-                values[i] = self._worth(verdict)
+                values[i] = None if verdict.is_infrastructure_failure else self._worth(verdict)
                 statuses[i] = verdict.status
                 extracted[i] = verdict.extracted
-        return Scored.leaf(self.name, values, statuses, extracted)
+            self.failures.record(statuses[i] for i in rows)
+        return Scored.leaf(self.name, values, statuses, extracted, metrics)
+
+    def _judge(
+        self,
+        texts: list[str],
+        references: list[Any],
+        contexts: list[dict[str, Any]],
+        fresh: list[Verdict] | None = None,
+    ) -> list[Verdict]:
+        """The verdicts, with the rows a sandbox failed on judged once more (a container may die mid-run)."""
+        judge = self.verifier
+        verdicts = cached_verify(self.verifier_name, self.verifier_params, judge, texts, references, contexts, fresh)
+        again = [j for j, verdict in enumerate(verdicts) if verdict.status in RETRIED_STATUSES]
+        if again:
+            retried = cached_verify(
+                self.verifier_name,
+                self.verifier_params,
+                judge,
+                [texts[j] for j in again],
+                [references[j] for j in again],
+                [contexts[j] for j in again],
+                fresh,
+            )
+            for j, verdict in zip(again, retried, strict=False):
+                verdicts[j] = verdict
+        return verdicts
 
     def _context(self, batch: Batch, row: int) -> dict[str, Any]:
         context = {}
@@ -239,10 +286,21 @@ class VerifierReward(Reward):
 
 
 def math_accuracy(
-    *, reference_key: str | Sequence[str] = DEFAULT_REFERENCE_KEYS, **verifier_params: Any
+    *,
+    reference_key: str | Sequence[str] = DEFAULT_REFERENCE_KEYS,
+    max_infrastructure_failure_rate: float | None = DEFAULT_MAX_RATE,
+    infrastructure_failure_window: int = DEFAULT_WINDOW,
+    **verifier_params: Any,
 ) -> VerifierReward:
     """1.0 when the completion's final answer equals the reference mathematically, else 0.0."""
-    return VerifierReward("math_accuracy", "math", verifier_params=verifier_params, reference_key=reference_key)
+    return VerifierReward(
+        "math_accuracy",
+        "math",
+        verifier_params=verifier_params,
+        reference_key=reference_key,
+        max_infrastructure_failure_rate=max_infrastructure_failure_rate,
+        infrastructure_failure_window=infrastructure_failure_window,
+    )
 
 
 def mcq_accuracy(
@@ -250,6 +308,8 @@ def mcq_accuracy(
     reference_key: str | Sequence[str] = (*DEFAULT_REFERENCE_KEYS, "answerKey"),
     options_key: str = "options",
     choices_key: str = "choices",
+    max_infrastructure_failure_rate: float | None = DEFAULT_MAX_RATE,
+    infrastructure_failure_window: int = DEFAULT_WINDOW,
     **verifier_params: Any,
 ) -> VerifierReward:
     """1.0 when the chosen option (letter or option text) is the reference's; hedges earn 0.0.
@@ -260,53 +320,6 @@ def mcq_accuracy(
         verifier_params=verifier_params,
         reference_key=reference_key,
         context_keys={"options": options_key, "choices": choices_key},
-    )
-
-
-def code_pass_rate(
-    *, reference_key: str | Sequence[str] = ("tests", "answer"), sandbox: str = "local", **verifier_params: Any
-) -> VerifierReward:
-    """Fraction of the row's tests the completion's program passes (partial credit)."""
-    return VerifierReward(
-        "code_pass_rate",
-        "code",
-        verifier_params={"sandbox": sandbox, **verifier_params},
-        reference_key=reference_key,
-    )
-
-
-def code_all_pass(
-    *, reference_key: str | Sequence[str] = ("tests", "answer"), sandbox: str = "local", **verifier_params: Any
-) -> VerifierReward:
-    """1.0 when the program passes every test of the row, else 0.0."""
-    return VerifierReward(
-        "code_all_pass",
-        "code",
-        verifier_params={"sandbox": sandbox, **verifier_params},
-        reference_key=reference_key,
-        value="correct",
-    )
-
-
-def verifier_accuracy(
-    verifier: str,
-    *,
-    reference_key: str | Sequence[str] = DEFAULT_REFERENCE_KEYS,
-    context_keys: Mapping[str, str] | None = None,
-    value: str = "score",
-    **verifier_params: Any,
-) -> VerifierReward:
-    """Any registered verifier (a plugin's too) as a reward: the verdict score per row against its reference.
-
-    Every other parameter is the verifier's own, checked now against its declared types and ranges;
-    ``context_keys`` maps verifier context names to dataset columns (``{options: choices}``);
-    ``value: correct`` pays 1.0/0.0 instead of the verdict's partial credit.
-    """
-    return VerifierReward(
-        "verifier_accuracy",
-        verifier,
-        verifier_params=verifier_params,
-        reference_key=reference_key,
-        context_keys=context_keys,
-        value=value,
+        max_infrastructure_failure_rate=max_infrastructure_failure_rate,
+        infrastructure_failure_window=infrastructure_failure_window,
     )

@@ -13,7 +13,7 @@ from typing import Any
 from rewardkit._errors import ConfigError
 from rewardkit.rewards.base import Reward, scored_row
 from rewardkit.rewards.inputs import Batch
-from rewardkit.verifiers.verdict import HEDGED, TIMEOUT
+from rewardkit.verifiers.verdict import HEDGED, TIMEOUT, is_infrastructure_failure
 
 
 @dataclass
@@ -24,6 +24,8 @@ class ScoreSummary:
     terms gave (two code terms that both time out on a sample count one timeout). ``term_statuses`` counts
     per verifier term. ``seconds`` covers the rows scored in this run (``resumed`` rows were read back from
     an earlier, interrupted run; they count in the means and statuses, not in the throughput).
+    ``infrastructure_failures`` counts samples a verifier term failed to judge for the system's reasons
+    (``sandbox_error``, ``error``, ``invalid_reference``, ``judge_error``): their reward is None, not 0.
     """
 
     samples: int = 0
@@ -36,6 +38,7 @@ class ScoreSummary:
     term_statuses: dict[str, Counter[str]] = field(default_factory=dict)
     resumed: int = 0
     skipped: int = 0
+    infrastructure_failures: int = 0
 
     @property
     def samples_per_second(self) -> float:
@@ -63,6 +66,7 @@ class ScoreSummary:
             "term_statuses": {label: dict(c) for label, c in self.term_statuses.items()},
             "hedged": self.hedged,
             "timeouts": self.timeouts,
+            "infrastructure_failures": self.infrastructure_failures,
             "resumed": self.resumed,
             "skipped": self.skipped,
         }
@@ -80,6 +84,7 @@ class SummaryBuilder:
         self.component_counts: dict[str, int] = {}
         self.statuses: Counter[str] = Counter()
         self.term_statuses: dict[str, Counter[str]] = {}
+        self.infrastructure_failures = 0
 
     def add(self, row: dict[str, Any]) -> None:
         self.samples += 1
@@ -101,6 +106,7 @@ class SummaryBuilder:
             self.term_statuses.setdefault(label, Counter())[status] += 1
             seen.add(status)
         self.statuses.update(seen)
+        self.infrastructure_failures += any(is_infrastructure_failure(status) for status in seen)
 
     def result(self, seconds: float, *, resumed: int = 0, skipped: int = 0) -> ScoreSummary:
         return ScoreSummary(
@@ -117,10 +123,11 @@ class SummaryBuilder:
             term_statuses=self.term_statuses,
             resumed=resumed,
             skipped=skipped,
+            infrastructure_failures=self.infrastructure_failures,
         )
 
 
-def _batch_of(rows: Sequence[dict[str, Any]], completion_key: str, prompt_key: str) -> Batch:
+def batch_of(rows: Sequence[dict[str, Any]], completion_key: str, prompt_key: str) -> Batch:
     missing = [i for i, row in enumerate(rows) if completion_key not in row]
     if missing:
         raise ConfigError(
@@ -154,7 +161,7 @@ def score_rows(
     chunks = [rows[i : i + batch_size] for i in range(0, len(rows), batch_size)]
 
     def run(chunk: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-        scored = reward.score(_batch_of(chunk, completion_key, prompt_key))
+        scored = reward.score(batch_of(chunk, completion_key, prompt_key))
         out = [scored_row(scored, i) for i in range(len(chunk))]
         if on_batch is not None:
             on_batch(len(chunk))
@@ -195,7 +202,7 @@ def score_chunks(
         raise ConfigError(f"workers must be >= 1, got {workers}")
 
     def run(chunk: Sequence[dict[str, Any]]) -> tuple[Sequence[dict[str, Any]], list[dict[str, Any]]]:
-        scored = reward.score(_batch_of(chunk, completion_key, prompt_key))
+        scored = reward.score(batch_of(chunk, completion_key, prompt_key))
         return chunk, [scored_row(scored, i) for i in range(len(chunk))]
 
     if workers == 1:

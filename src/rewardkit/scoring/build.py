@@ -6,9 +6,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from rewardkit.plugins.manager import default_host
 from rewardkit.rewards.base import Reward
-from rewardkit.rewards.spec import SpecBuilder, load_spec
+from rewardkit.rewards.spec import build_in_process, load_spec
 
 
 def build_reward(
@@ -26,4 +25,4 @@ def build_reward(
         from rewardkit.scoring.ray_executor import build_with_executor
 
         return build_with_executor(data, executor, executor_options)
-    return SpecBuilder(default_host().registries).build(data)
+    return build_in_process(data)

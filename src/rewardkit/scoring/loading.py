@@ -1,8 +1,9 @@
-"""The reward a command scores with: a spec file, or a registered reward's name with parameters."""
+"""The one way from whatever names a reward (a Reward, a spec, a spec path, a registered name, a reward function)
+to a Reward, for the commands, ``rk.score_rows``, the verl adapter and the pytest fixtures alike."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -10,35 +11,72 @@ from rewardkit._errors import ConfigError
 from rewardkit.rewards.base import Reward
 
 
-def is_spec_path(reward: str) -> bool:
-    return Path(reward).suffix.lower() in (".yaml", ".yml", ".json") or Path(reward).is_file()
+def is_spec_path(reward: str | Path) -> bool:
+    """The one rule for what a path is: a ``Path``, or a string with a spec file's suffix (``.yaml``, ``.yml``,
+    ``.json``) or naming an existing file. Any other string is a registered reward's name."""
+    return (
+        isinstance(reward, Path) or Path(reward).suffix.lower() in (".yaml", ".yml", ".json") or Path(reward).is_file()
+    )
 
 
-def load_reward(reward: str, params: dict[str, Any] | None = None, reference_key: str | None = None) -> Reward:
-    """A spec file path, or the name of a registered reward built with ``params``; ``reference_key``
-    makes every verifier-backed term read its reference from that column."""
+def resolve_reward(
+    reward: Any,
+    params: Mapping[str, Any] | None = None,
+    reference_key: str | None = None,
+    *,
+    where: str = "",
+) -> Reward:
+    """``reward`` as a Reward: a Reward as it is; a spec (a mapping, or a path by :func:`is_spec_path`) built by
+    ``rk.build_reward``; a registered name built with ``params``; any other callable (a TRL reward function)
+    wrapped. ``reference_key`` makes every verifier-backed term read its reference from that column; ``where``
+    prefixes error messages (``verl route 'gsm8k'``)."""
     from rewardkit.rewards.api import get_reward
+    from rewardkit.rewards.base import as_reward
     from rewardkit.scoring.build import build_reward
 
-    if is_spec_path(reward):
-        if params:
+    try:
+        if isinstance(reward, Mapping) or (isinstance(reward, (str, Path)) and is_spec_path(reward)):
+            if params:
+                raise ConfigError(
+                    f"-p/--param sets the parameters of a registered reward name; {str(reward)!r} is a spec, "
+                    "which gives each term its own 'params'"
+                    if not isinstance(reward, Mapping)
+                    else "parameters go in the spec's own 'params', not beside it"
+                )
+            built = build_reward(reward)
+        elif isinstance(reward, str):
+            built = as_reward(get_reward(reward, **dict(params or {})), reward)
+        elif isinstance(reward, Reward) or callable(reward):
+            if params:
+                raise ConfigError(f"parameters are for a registered reward name, not for {reward!r}")
+            built = reward if isinstance(reward, Reward) else as_reward(reward)
+        else:
             raise ConfigError(
-                f"-p/--param sets the parameters of a registered reward name; {reward!r} is a spec, which "
-                f"gives each term its own 'params'"
+                "expected a Reward, a spec dict, a YAML/JSON spec path, a registered reward name or a reward "
+                f"function, got {type(reward).__name__} {reward!r}"
             )
-        built = build_reward(reward)
-    else:
-        built = get_reward(reward, **(params or {}))
-    if reference_key is not None:
-        readers = [leaf for leaf in reward_leaves(built) if hasattr(leaf, "reference_key")]
-        if not readers:
-            raise ConfigError(
-                f"--reference-key: reward {built.name!r} has no term that reads a reference column "
-                f"(verifier-backed rewards such as math_accuracy do)"
-            )
-        for leaf in readers:
-            leaf.reference_key = reference_key
+        if reference_key is not None:
+            readers = [leaf for leaf in reward_leaves(built) if hasattr(leaf, "reference_key")]
+            if not readers:
+                raise ConfigError(
+                    f"--reference-key: reward {built.name!r} has no term that reads a reference column "
+                    f"(verifier-backed rewards such as math_accuracy do)"
+                )
+            for leaf in readers:
+                leaf.reference_key = reference_key
+    except ConfigError as exc:
+        if where:
+            raise ConfigError(f"{where}: {exc}") from None
+        raise
     return built
+
+
+def load_reward(
+    reward: str | Mapping[str, Any], params: dict[str, Any] | None = None, reference_key: str | None = None
+) -> Reward:
+    """A spec (a file path, or its data), or the name of a registered reward built with ``params``: what the
+    commands score with (see :func:`resolve_reward`)."""
+    return resolve_reward(reward, params, reference_key)
 
 
 def reward_leaves(reward: Any) -> Iterator[Any]:

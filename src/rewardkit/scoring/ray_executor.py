@@ -16,10 +16,11 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from rewardkit._errors import ConfigError
+from rewardkit._install import extra_hint
 from rewardkit.rewards.base import Reward, Scored
 from rewardkit.rewards.inputs import Batch
 
-RAY_MISSING = "executor 'ray' needs ray, which is not installed: pip install 'rewardkit[ray]'"
+RAY_MISSING = f"executor 'ray' needs ray, which is not installed: {extra_hint('ray')}"
 EXECUTORS = ("local", "ray")
 # option -> (accepted types, lowest value or None, help)
 RAY_OPTIONS: dict[str, tuple[tuple[type, ...], float | None, str]] = {
@@ -37,7 +38,7 @@ RAY_OPTIONS: dict[str, tuple[tuple[type, ...], float | None, str]] = {
 def build_with_executor(spec: Mapping[str, Any], executor: str | None, options: Mapping[str, Any]) -> Reward:
     """The reward of ``spec`` (its ``executor:`` block removed) run by the executor that the block, or the
     ``executor=``/options keywords (which win), name: ``local`` (in this process) or ``ray``."""
-    from rewardkit.scoring.build import build_reward
+    from rewardkit.rewards.spec import build_in_process as build_reward
 
     data = dict(spec)
     block = data.pop("executor", None)
@@ -87,7 +88,7 @@ class RayReward(Reward):
 
     def __init__(self, spec: Mapping[str, Any], **options: Any) -> None:
         check_options(options)
-        from rewardkit.scoring.build import build_reward
+        from rewardkit.rewards.spec import build_in_process as build_reward
 
         with build_reward(spec) as local:  # every field checked here, before any Ray work
             name = local.name
@@ -137,7 +138,7 @@ class RayReward(Reward):
             size = self.options.get("chunk_size") or max(1, math.ceil(n / per_call))
             bounds = [(start, min(n, start + size)) for start in range(0, n, size)]
             state = _portable(batch.trainer_state)
-            run = fleet.run([_chunk(batch, start, end, state) for start, end in bounds])
+            run = fleet.run([chunk_rows(batch, start, end, state) for start, end in bounds])
         self.last_run = run
         scored, errors = merge(
             self.name,
@@ -175,7 +176,7 @@ def _portable(state: Any) -> Any:
     return state
 
 
-def _chunk(batch: Batch, start: int, end: int, state: Any) -> dict[str, Any]:
+def chunk_rows(batch: Batch, start: int, end: int, state: Any) -> dict[str, Any]:
     return {
         "completions": batch.completions[start:end],
         "prompts": batch.prompts[start:end],

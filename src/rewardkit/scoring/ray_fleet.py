@@ -36,7 +36,7 @@ class RewardActor:
     """Lives on a Ray worker: builds the reward once, keeps its verifier pools warm, scores chunks."""
 
     def __init__(self, spec: Mapping[str, Any]) -> None:
-        from rewardkit.scoring.build import build_reward
+        from rewardkit.rewards.spec import build_in_process as build_reward
 
         self.reward = build_reward(spec)
         context = ray.get_runtime_context()
@@ -150,7 +150,7 @@ class ActorFleet:
                     self._slot_ready(ref, stats)
                 last_progress = time.monotonic()
             now = time.monotonic()
-            for _chunk, _slot, handle, sent in list(in_flight.values()):
+            for _rows, _slot, handle, sent in list(in_flight.values()):
                 if now - sent > opts.task_timeout:  # stuck: kill its actor, which fails its refs (retried)
                     ray.kill(handle, no_restart=True)
             if pending and not in_flight and now - last_progress > opts.start_timeout:

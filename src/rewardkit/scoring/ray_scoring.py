@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from rewardkit._errors import ConfigError
+from rewardkit._install import extra_hint
 
-RAY_MISSING = "scoring on Ray needs ray, which is not installed: pip install 'rewardkit[ray]'"
+RAY_MISSING = f"scoring on Ray needs ray, which is not installed: {extra_hint('ray')}"
 
 
 def resolve_spec(spec: Mapping[str, Any] | str | Path) -> dict[str, Any]:
@@ -99,8 +100,8 @@ def score_on_ray(
     if not rows:
         return []
     from rewardkit.rewards.base import scored_row
-    from rewardkit.scoring.batch_scoring import _batch_of
-    from rewardkit.scoring.ray_executor import _chunk, merge
+    from rewardkit.scoring.batch_scoring import batch_of
+    from rewardkit.scoring.ray_executor import chunk_rows, merge
 
     started_here = start_ray(ray, address, num_cpus)
     try:
@@ -110,13 +111,13 @@ def score_on_ray(
         n_actors = min(actors or cluster_cpus, shards or len(rows), len(rows))
         pieces = split_shards(rows, shards or 4 * n_actors)
         batches = [  # a row without the completion field is a ConfigError here, before any Ray work
-            _batch_of(piece[i : i + batch_size], completion_key, prompt_key)
+            batch_of(piece[i : i + batch_size], completion_key, prompt_key)
             for piece in pieces
             for i in range(0, len(piece), batch_size)
         ]
         fleet = ActorFleet(data, FleetOptions(actors=n_actors, max_retries=max_retries))
         try:
-            run = fleet.run([_chunk(batch, 0, len(batch), None) for batch in batches])
+            run = fleet.run([chunk_rows(batch, 0, len(batch), None) for batch in batches])
         finally:
             fleet.close()
         out: list[dict[str, Any]] = []

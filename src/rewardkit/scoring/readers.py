@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rewardkit._errors import ConfigError
+from rewardkit._install import extra_hint
 from rewardkit._jsonl import iter_jsonl
 
 JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
@@ -25,6 +26,14 @@ class Sample:
     where: str
     row: dict[str, Any] | None
     error: str | None = None
+
+
+def missing_completion(row: dict[str, Any], completion_key: str) -> str | None:
+    """Why ``row`` cannot be scored for want of its completion field, or None when it has one: the one message
+    in-process and Ray Data scoring give."""
+    if completion_key in row:
+        return None
+    return f"no {completion_key!r} field (set --completion-key); its fields: {', '.join(row) or '(none)'}"
 
 
 def iter_samples(path: str | Path, split: str | None = None) -> Iterator[Sample]:
@@ -114,7 +123,7 @@ def open_saved_dataset(path: Path, split: str | None) -> Any:
     except ImportError:
         raise ConfigError(
             f"{str(path)!r} is a directory, read as a saved `datasets` dataset, but `datasets` is not "
-            f"installed: pip install datasets (or pip install 'rewardkit[train]')"
+            f"installed: pip install datasets (or {extra_hint('train')})"
         ) from None
     try:
         loaded = datasets.load_from_disk(str(path))

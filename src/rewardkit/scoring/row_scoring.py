@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from rewardkit.rewards.base import Reward, as_reward
+from rewardkit.rewards.base import Reward
 
 
 def score_rows(
@@ -45,13 +45,6 @@ def score_rows(
 
 
 def _reward_of(reward: Any) -> Reward:
-    from rewardkit.rewards.api import get_reward
-    from rewardkit.scoring.build import build_reward
+    from rewardkit.scoring.loading import resolve_reward
 
-    if isinstance(reward, Reward):
-        return reward
-    if isinstance(reward, (Mapping, Path)) or (isinstance(reward, str) and reward.endswith((".yaml", ".yml", ".json"))):
-        return build_reward(reward)
-    if isinstance(reward, str):
-        return as_reward(get_reward(reward), reward)
-    return as_reward(reward)
+    return resolve_reward(reward)

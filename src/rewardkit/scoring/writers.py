@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
@@ -53,12 +54,37 @@ class JsonlWriter:
         self.handle: TextIO = path.open("a" if append else "w", encoding="utf-8")
 
     def write(self, rows: list[dict[str, Any]]) -> None:
-        self.handle.write("".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in rows))
+        self.handle.write("".join(json_line(r) for r in rows))
         self.handle.flush()
         os.fsync(self.handle.fileno())
 
     def close(self) -> None:
         self.handle.close()
+
+
+def json_line(row: dict[str, Any]) -> str:
+    """One row as a JSON line; text that UTF-8 cannot hold (a lone surrogate such as ``\\ud800``, which JSON
+    input may carry) is written escaped, so the row reads back exactly."""
+    line = json.dumps(row, ensure_ascii=False, default=str)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = json.dumps(row, ensure_ascii=True, default=str)
+    return line + "\n"
+
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def encodable(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings replaced by U+FFFD (CSV and parquet need UTF-8)."""
+    if isinstance(value, str):
+        return _SURROGATES.sub("\ufffd", value) if _SURROGATES.search(value) else value
+    if isinstance(value, dict):
+        return {encodable(k): encodable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [encodable(v) for v in value]
+    return value
 
 
 class CsvWriter:
@@ -86,7 +112,7 @@ class CsvWriter:
                     f"output {str(self.path)!r}: a row has field(s) {', '.join(extra)} that the first rows did "
                     f"not have; CSV needs one set of columns (write .jsonl instead)"
                 )
-            self.writer.writerow({k: _cell(v) for k, v in row.items()})
+            self.writer.writerow({k: _cell(encodable(v)) for k, v in row.items()})
         self.handle.flush()
 
     def close(self) -> None:
@@ -115,7 +141,7 @@ class ParquetWriter:
         if not rows:
             return
         pa = self.pa
-        rows = [_jsonable_nested(r) for r in rows]
+        rows = [_jsonable_nested(encodable(r)) for r in rows]
         if self.writer is None:
             inferred = pa.Table.from_pylist(rows).schema
             fixed = {

@@ -250,20 +250,15 @@ def call_reward(
 
 
 def _reward_callable(reward: Any, owned: list[Any]) -> Any:
-    from rewardkit.rewards.api import get_reward
-    from rewardkit.scoring.build import build_reward
+    from rewardkit.scoring.loading import resolve_reward
 
-    if isinstance(reward, (Mapping, Path)) or (isinstance(reward, str) and reward.endswith((".yaml", ".yml", ".json"))):
-        built = build_reward(reward)
-        owned.append(built)
-        return built
-    if isinstance(reward, str):
-        built = get_reward(reward)
+    if isinstance(reward, (str, Path, Mapping)):  # built here, closed at teardown
+        built = resolve_reward(reward)
         owned.append(built)
         return built
     if not callable(reward):
         raise TypeError(f"reward must be a name, a spec or a callable, got {type(reward).__name__}")
-    return reward
+    return reward  # a callable is called as TRL would call it, as it is (async ones too)
 
 
 def _call(
