@@ -63,3 +63,27 @@ def test_memory_run_reports_the_scoring_process_and_each_worker():
     assert row.base_rate > 0 and row.rk_rate > 0  # RSS in MB after the first chunk and at the end
     assert "600 samples (6 code" in row.note and "scoring process" in row.note
     assert "(pid " in row.note  # the math worker pool (and, as root, the warm zygotes) outlive every chunk
+
+
+def test_a_figure_reported_without_a_target_is_neither_met_nor_skipped():
+    rows = [Row("service: 16-row requests", "in-process", 100.0, 90.0, "rows/s", "-", None, "16 in flight")]
+    lines = render(rows).splitlines()
+    assert lines[2].endswith("| 0.90x | - | - |")
+    assert "every measured target is met" in render(rows) and "skipped" not in render(rows)
+
+
+@pytest.mark.slow
+def test_the_service_rows_time_a_real_server_against_in_process_scoring():
+    from rewardkit.bench.runs import QUICK
+    from rewardkit.bench.service import service_bench
+
+    rows = service_bench(QUICK)
+    assert [r.name for r in rows] == [
+        "service: 256-row requests",
+        "service: 16-row requests",
+        "service: 1-row requests batched",
+        "service: 1-row requests batched, mcq",
+    ]
+    assert all(r.base_rate and r.rk_rate and r.ratio > 0 for r in rows)
+    assert "p50" in rows[0].note and "p99" in rows[2].note and "ceiling" in rows[2].note
+    assert rows[0].met == (rows[0].ratio >= 0.85) and rows[2].met == (rows[2].ratio >= 5)

@@ -130,7 +130,8 @@ def test_plugins_json_matches_the_host(invoke):
     assert result.exit_code == 0, result.output
     rows = json.loads(result.output)
     assert rows == json.loads(json.dumps(rk.plugin_host().describe()))
-    assert all(set(row) == {"name", "source", "distribution", "version", "hooks", "registered"} for row in rows)
+    keys = {"name", "source", "distribution", "version", "hooks", "registered", "broken", "error"}
+    assert all(set(row) == keys and row["broken"] is False and row["error"] is None for row in rows)
 
 
 def test_plugins_shows_a_plugin_registered_at_run_time(invoke):

@@ -18,14 +18,14 @@ SRC = Path(rewardkit.__file__).parent
 
 # Lowest first. A module may import its own package and anything in a lower layer, nothing else.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("rewardkit._errors",),
+    ("rewardkit._errors", "rewardkit._install"),
     ("rewardkit._jsonl", "rewardkit._config_file", "rewardkit.profiling"),
     ("rewardkit.plugins",),
     ("rewardkit.sandbox",),
     ("rewardkit.verifiers",),
     ("rewardkit.rewards",),
     ("rewardkit.scoring",),
-    ("rewardkit.train", "rewardkit.audit", "rewardkit.bench", "rewardkit.integrations"),
+    ("rewardkit.train", "rewardkit.audit", "rewardkit.bench", "rewardkit.integrations", "rewardkit.serve"),
     ("rewardkit.cli", "rewardkit.testing"),
     ("rewardkit",),  # the package root (ROOT_MODULES): only users of ``import rewardkit`` reach it
 )
@@ -129,3 +129,76 @@ def test_no_module_or_package_is_named_like_a_standard_library_module() -> None:
         )
     ]
     assert clashes == []
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the rewardkit modules it imports (anywhere in its text: a lazy import counts too)."""
+    graph = {}
+    for path in sorted(SRC.rglob("*.py")):
+        module = _module_name(path)
+        graph[module] = {t for _, t in _imported(ast.parse(path.read_text()), module) if t != module}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in graph.get(node, ()):
+            if nxt not in graph:
+                continue
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycle_between_modules() -> None:
+    """Two modules that import each other (even lazily, inside a function) are one module in two files, or a
+    helper that belongs lower down."""
+    assert _cycles(_import_graph()) == []
+
+
+def test_the_cycle_check_finds_a_lazy_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(graph) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def _private_imports(tree: ast.AST, module: str) -> list[str]:
+    return [
+        f"{module}:{node.lineno}: from {node.module} import {alias.name}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("rewardkit")
+        for alias in node.names
+        if alias.name.startswith("_") and not alias.name.startswith("__")
+    ]
+
+
+def test_no_module_imports_another_modules_private_name() -> None:
+    """A name with a leading underscore is its module's own: another module that needs it gets a public one."""
+    found = [p for path in sorted(SRC.rglob("*.py")) for p in _private_imports(ast.parse(path.read_text()), "")]
+    assert found == []
+    caught = _private_imports(ast.parse("from rewardkit.scoring.build import _helper\n"), "m")
+    assert caught == ["m:1: from rewardkit.scoring.build import _helper"]

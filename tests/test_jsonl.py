@@ -10,7 +10,7 @@ import pytest
 
 from rewardkit import ConfigError
 from rewardkit._jsonl import iter_jsonl, parse_object, read_jsonl
-from rewardkit.scoring.ray_data_scoring import _parse
+from rewardkit.scoring.ray_data_scoring import row_of
 from rewardkit.scoring.readers import iter_samples, read_samples
 from rewardkit.scoring.writers import existing_rows
 from rewardkit.train.config import DataConfig
@@ -71,9 +71,8 @@ def test_every_caller_names_the_file_line_and_why(tmp_path, line, why):
     with pytest.raises(ConfigError) as raised:
         cut_logs_to(tmp_path / "run", step=1)
     assert str(raised.value) == f"{tmp_path / 'run' / 'metrics.jsonl'}:3: {why}"
-    with pytest.raises(ConfigError) as raised:  # Ray Data reads text lines without their numbers
-        _parse(line)
-    assert str(raised.value) == f"input line {line!r}: {why}"
+    # Ray Data reads text lines without their numbers: a line is named by its start
+    assert row_of(line, None, "completion") == (None, f"input line {line[:60]!r}: {why}")
 
 
 def test_training_prompts_keep_a_line_separator_inside_a_string(tmp_path):
@@ -88,3 +87,11 @@ def test_resume_rows_need_a_reward(tmp_path):
     with pytest.raises(ConfigError) as raised:
         list(existing_rows(path))
     assert str(raised.value) == f"--resume: {path}:3 is not a scored row (no 'reward' field)"
+
+
+def test_a_line_that_is_not_utf8_is_a_line_error_and_reading_goes_on(tmp_path):
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(b'{"a": 1}\n{"b": "\xff\xfe"}\n{"c": 3}\n')
+    lines = list(iter_jsonl(path))
+    assert [line.row for line in lines] == [{"a": 1}, None, {"c": 3}]
+    assert lines[1].where == f"{path}:2" and lines[1].error == "not valid UTF-8 (byte 0xff at column 8)"

@@ -56,13 +56,26 @@ def test_all_lists_every_public_name_the_package_root_defines():
         for name, obj in vars(rewardkit).items()
         if not name.startswith("_") and not isinstance(obj, types.ModuleType)
     }
-    assert public == set(rewardkit.__all__)
+    assert public | set(rewardkit._LAZY) == set(rewardkit.__all__)
+
+
+def test_import_rewardkit_needs_no_extra_and_the_lazy_names_load_on_use():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, rewardkit as rk; heavy = {'fastapi', 'starlette', 'uvicorn', 'httpx', 'torch', 'ray'}; "
+        "assert not heavy & set(sys.modules), heavy & set(sys.modules); "
+        "assert rk.RemoteReward.__module__ == 'rewardkit.serve.client'; "
+        "assert 'fastapi' not in sys.modules"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 
 
 def test_there_are_hookspecs_and_the_register_hooks_have_the_documented_names():
     names = hookspec_names()
-    assert {"register_verifiers", "register_rewards", "register_shapers", "register_sandboxes"} <= set(names)
-    assert "register_combinators" in names  # register_shapers is its deprecated alias
+    assert {"register_verifiers", "register_rewards", "register_combinators", "register_sandboxes"} <= set(names)
+    assert "register_shapers" not in names  # renamed register_combinators
 
 
 def test_every_hookspec_has_a_docstring_and_a_register_argument():

@@ -189,3 +189,54 @@ def test_reward_errors_reach_verl_naming_the_reward():
 
 def explodes(prompts, completions, **kwargs):
     raise RuntimeError("boom")
+
+
+class JudgedByText(rk.Verifier):
+    """Correct when the response says "right"; a sandbox failure when it says "broken"."""
+
+    def _verify(self, completion, reference, **context):
+        if "broken" in completion:
+            return rk.Verdict.fail("sandbox_error")
+        return rk.Verdict(float("right" in completion), "right" in completion)
+
+
+class JudgedByTextPlugin:
+    @rk.hookimpl
+    def register_verifiers(self, register):
+        register("judged_by_text", JudgedByText)
+
+
+@pytest.fixture
+def judged_by_text(rewardkit_register):
+    from rewardkit.rewards.verifier_rewards import clear_verdict_memo
+
+    clear_verdict_memo()
+    rewardkit_register(JudgedByTextPlugin(), name="rewardkit-test-verl-judge")
+    verl.register("*", {"reward": "verifier_accuracy", "params": {"verifier": "judged_by_text"}})
+
+
+def test_batch_rows_with_no_reward_stand_in_at_their_prompts_mean(judged_by_text):
+    responses = ["right", "wrong", "broken", "right", "broken", "broken", "wrong", "right"]
+    infos = [{"index": 0, "split": "train"}] * 4 + [{"index": 1, "split": "train"}] * 4
+    scores = verl.compute_score_batch(["src"] * 8, responses, ["1"] * 8, infos)
+    assert scores == pytest.approx([1.0, 0.0, 2 / 3, 1.0, 0.5, 0.5, 0.0, 1.0])
+    # in verl's GRPO the stand-in's advantage is 0 and the group mean is the scored rows' mean
+    first = scores[:4]
+    assert first[2] - sum(first) / 4 == pytest.approx(0.0)
+
+
+def test_a_prompt_whose_rows_all_failed_scores_zero_for_each(judged_by_text):
+    scores = verl.compute_score_batch(["src"] * 2, ["broken", "broken"], ["1", "1"], [{"index": 3}] * 2)
+    assert scores == [0.0, 0.0]
+
+
+def test_details_say_which_rows_had_no_reward(judged_by_text):
+    verl.configure({"*": {"reward": "verifier_accuracy", "params": {"verifier": "judged_by_text"}}}, details=True)
+    out = verl.compute_score_batch(["src"] * 2, ["right", "broken"], ["1", "1"], [{"index": 0}] * 2)
+    assert [o["unscored"] for o in out] == [0.0, 1.0]
+    assert [o["status"] for o in out] == ["ok", "sandbox_error"]
+    assert out[1]["score"] == 1.0
+
+
+def test_a_single_row_with_no_reward_scores_zero(judged_by_text):
+    assert verl.compute_score("src", "broken", "1") == 0.0

@@ -72,7 +72,7 @@ def test_lora_delta_norm_is_the_norm_of_scale_b_a(student_dir):
     module = model.base_model.model.model.layers[0].self_attn.v_proj
     a, b = module.lora_A["default"].weight, module.lora_B["default"].weight
     assert deltas["model.layers.0.self_attn.v_proj"] == pytest.approx(
-        float(torch.linalg.matrix_norm(3.0 * b @ a)), rel=1e-5
+        float(torch.linalg.matrix_norm(3.0 * b @ a).detach()), rel=1e-5
     )
 
 
@@ -113,3 +113,11 @@ def test_several_passes_per_step_measure_the_whole_update(student_dir):
     for key, row in norms.items():
         assert row["grad_norm"] == pytest.approx(grad[key], rel=1e-5)
         assert row["update_norm"] == pytest.approx(2 * 0.01 * grad[key], rel=1e-4)
+
+
+def test_reward_statistics_leave_unscored_completions_out():
+    total = torch.tensor([1.0, float("nan"), 0.0, 1.0])
+    stats = reward_statistics(total, {}, group_size=2)
+    assert stats["reward/mean"] == pytest.approx(2 / 3)
+    assert stats["reward/unscored_frac"] == pytest.approx(0.25)
+    assert not math.isnan(stats["reward/std"])

@@ -149,6 +149,7 @@ def test_core_install_without_torch_gets_the_install_line(tmp_path, student_dir)
             timeout=300,
         )
         assert done.returncode == 1, done.stderr
-        assert "pip install 'rewardkit[train]'" in done.stderr and "No module named 'torch'" in done.stderr
+        assert "pip install -e '.[train]' in a rewardkit checkout" in done.stderr
+        assert "No module named 'torch'" in done.stderr
         assert "Traceback" not in done.stderr
     assert not (tmp_path / "out").exists()

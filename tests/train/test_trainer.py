@@ -4,6 +4,7 @@ checkpoint resume, gradient accumulation, KL to a reference, CoDistill, the CLI 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -254,3 +255,21 @@ def test_cli_train_and_group_size_sweep(tmp_path, student_dir):
     assert (tmp_path / "sweep" / "comparison.png").read_bytes()[:4] == b"\x89PNG"
     bad = CliRunner().invoke(main, ["train", "--config", str(path), "--resume", str(tmp_path)])
     assert bad.exit_code != 0 and "is not a checkpoint" in bad.output
+
+
+def test_a_completion_no_reward_scored_is_nan_and_gets_no_advantage():
+    from rewardkit.train.advantages import group_advantages
+
+    def sometimes_none(completions, **kwargs):
+        return [None if c == "?" else float(c == "7") for c in completions]
+
+    def always_none(completions, **kwargs):
+        return [None] * len(completions)
+
+    terms = [WeightedReward.of("acc", sometimes_none), WeightedReward.of("other", always_none, 0.5)]
+    rows = [{"prompt": "3+4=", "answer": "7"}] * 4
+    scores = score_completions(terms, ["3+4="] * 4, ["7", "8", "?", "8"], rows)
+    assert scores.total[:2].tolist() == [1.0, 0.0] and math.isnan(scores.total[2].item())
+    advantages = group_advantages(scores.total, 4, "group")
+    assert advantages[2].item() == 0.0
+    assert advantages[[0, 1, 3]].tolist() == pytest.approx(group_advantages(torch.tensor([1.0, 0.0, 0.0]), 3).tolist())

@@ -21,3 +21,8 @@ def digits_only(prompts: list[Any], completions: list[str], **kwargs: Any) -> li
 def strict_signature(completions: list[str], answer: list[str]) -> list[float]:
     """No **kwargs: the trainer must pass only what it names."""
     return [float(len(c)) for c in completions]
+
+
+def constant(prompts: list[Any], completions: list[Any], value: float = 1.0, **kwargs: Any) -> list[float]:
+    """The same value for every completion (``params: {value: ...}``), so a total shows which reward ran."""
+    return [value] * len(completions)

@@ -21,6 +21,7 @@ class Sizes:
     docker_programs: int = 60
     memory_samples: int = 10_000
     memory_code_share: float = 0.05
+    service_rows: int = 1024
     repeats: int = 3
 
 
@@ -32,6 +33,7 @@ QUICK = Sizes(
     humaneval_problems=8,
     docker_programs=8,
     memory_samples=1_000,
+    service_rows=256,
     repeats=1,
 )
 
@@ -45,8 +47,8 @@ class Row:
     base_rate: float | None
     rk_rate: float | None
     unit: str
-    target: str
-    met: bool | None  # None: not measured (skipped)
+    target: str  # "-": a figure reported without a target
+    met: bool | None  # None: not measured (skipped), or no target
     note: str = ""
 
     @property

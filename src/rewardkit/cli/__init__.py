@@ -7,10 +7,16 @@ The CLI is the top layer: it may import every other part of rewardkit.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
+import warnings
+from collections.abc import Iterator
+from typing import Any
 
 import click
+
+from rewardkit._errors import PluginWarning
 
 LAZY_COMMANDS = {
     "verify": "rewardkit.cli.verify:verify",
@@ -21,6 +27,7 @@ LAZY_COMMANDS = {
     "sandbox-image": "rewardkit.cli.sandbox_image:sandbox_image",
     "bench": "rewardkit.cli.bench:bench",
     "audit": "rewardkit.cli.audit:audit",
+    "serve": "rewardkit.cli.serve:serve",
 }
 
 EPILOG = """\b
@@ -30,6 +37,7 @@ Examples:
   rewardkit plugins
   rewardkit score --reward examples/math_spec.yaml --input examples/math.jsonl
   rewardkit audit --reward examples/math_spec.yaml
+  rewardkit serve --reward examples/math_spec.yaml --port 8000
 """
 
 
@@ -56,7 +64,25 @@ class LazyGroup(click.Group):
         return importlib.util.find_spec(module_name) is not None
 
 
+@contextlib.contextmanager
+def _plugin_warnings_as_lines() -> Iterator[None]:
+    """A broken plugin's warning reads as one line on stderr, without a Python source location."""
+    with warnings.catch_warnings():
+        show_others = warnings.showwarning
+
+        def show(message: Any, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+            if issubclass(category, PluginWarning):
+                click.echo(f"Warning: {message}", err=True)
+            else:
+                show_others(message, category, *args, **kwargs)
+
+        warnings.showwarning = show
+        yield
+
+
 @click.group(cls=LazyGroup, epilog=EPILOG)
 @click.version_option(package_name="rewardkit")
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context) -> None:
     """rewardkit: verifiers and reward shaping for GRPO training."""
+    ctx.with_resource(_plugin_warnings_as_lines())

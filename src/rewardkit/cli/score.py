@@ -12,8 +12,9 @@ from typing import Any
 import click
 
 from rewardkit._errors import ConfigError, RewardkitError
+from rewardkit.cli.summary_table import print_summary
 from rewardkit.scoring.loading import load_reward
-from rewardkit.scoring.summary_table import print_summary
+from rewardkit.scoring.readers import missing_completion
 
 
 @click.command()
@@ -120,26 +121,17 @@ def score(
     from rewardkit.scoring.writers import open_writer, output_format
 
     if ray_local or ray_address:  # streamed through Ray Data: rewardkit/scoring/ray_data_scoring.py
-        from rewardkit.scoring.ray_data_scoring import score_command
+        from rewardkit.cli.score_ray import score_command
 
-        unsupported = [
-            flag
-            for flag, given in (
-                ("-p/--param", params),
-                ("--reference-key", reference_key),
-                ("--resume", resume),
-                ("--limit", limit is not None),
-                ("--skip-invalid", skip_invalid),
-                ("--profile", profile),
-            )
-            if given
-        ]
-        if unsupported:
+        unsupported = {
+            "--resume": "the Ray path writes its output anew; resume without --ray",
+            "--profile": "it profiles the in-process path; profile without --ray",
+        }
+        given = [flag for flag, on in (("--resume", resume), ("--profile", profile)) if on]
+        if given:
             raise click.ClickException(
-                f"{', '.join(unsupported)} not supported with --ray; put reward "
-                "parameters in a spec and prepare the input beforehand"
+                "; ".join(f"{flag} is not supported with --ray: {unsupported[flag]}" for flag in given)
             )
-
         return score_command(
             reward_arg,
             input_path,
@@ -152,6 +144,10 @@ def score(
             completion_key=completion_key,
             prompt_key=prompt_key,
             split=split,
+            params=dict(split_param(p) for p in params),
+            reference_key=reference_key,
+            limit=limit,
+            skip_invalid=skip_invalid,
         )
     console = Console(stderr=True)
     try:
@@ -238,10 +234,8 @@ def valid_rows(samples: Iterator[Any], completion_key: str, skip: Callable[[str,
     line, or, with ``skip``, reported through it and left out."""
     for sample in samples:
         error = sample.error
-        if error is None and completion_key not in sample.row:
-            error = (
-                f"no {completion_key!r} field (set --completion-key); its fields: {', '.join(sample.row) or '(none)'}"
-            )
+        if error is None:
+            error = missing_completion(sample.row, completion_key)
         if error is None:
             yield sample
         elif skip is None:

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from rewardkit._errors import RewardkitError
+from rewardkit._install import extra_hint
 
 
 def make_trainer(config: Any, resume_from: str | None = None) -> Any:
@@ -72,8 +73,7 @@ def require_train_extra() -> None:
             importlib.import_module(module)
         except ImportError as exc:
             raise click.ClickException(
-                f"this command needs the train extra, which is not installed here ({exc}): "
-                f"pip install 'rewardkit[train]'"
+                f"this command needs the train extra, which is not installed here ({exc}): {extra_hint('train')}"
             ) from None
 
 
@@ -174,7 +174,7 @@ def run_sweep(base: Any, sizes: list[int], root: Path, same_budget: bool = False
     import dataclasses
 
     from rewardkit._errors import ConfigError
-    from rewardkit.train.config import _check_semantics
+    from rewardkit.train.config import check_semantics
     from rewardkit.train.plots import plot_sweep
 
     budget = base.grpo.prompts_per_step * base.grpo.group_size
@@ -188,7 +188,7 @@ def run_sweep(base: Any, sizes: list[int], root: Path, same_budget: bool = False
             prompts = budget // size
         grpo = dataclasses.replace(base.grpo, group_size=size, prompts_per_step=prompts, grad_accum_steps=1)
         config = base.replace(grpo=grpo, output_dir=str(root / f"group_size_{size}"))
-        _check_semantics(config)
+        check_semantics(config)
         history = make_trainer(config).train()
         histories[size] = [h for h in history if "reward/mean" in h]
         summaries[size] = {"prompts_per_step": prompts, **summarise_history(history)}

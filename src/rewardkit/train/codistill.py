@@ -165,8 +165,11 @@ class CoDistillTrainer(MiniGRPOTrainer):
         """One teacher step on the student's rollouts, advantages from the task rewards only."""
         cd, g = self.cd, self.config.grpo
         task_total = torch.zeros_like(scores.total)
+        scored = torch.zeros_like(scores.total, dtype=torch.bool)
         for term in self.task_terms:
             task_total += term.weight * torch.nan_to_num(scores.components[term.label], nan=0.0)
+            scored |= ~torch.isnan(scores.components[term.label])
+        task_total[~scored] = float("nan")  # no task reward scored it: no advantage (advantages.py)
         advantages = group_advantages(task_total, g.group_size, g.scale_rewards)
         student_logp = rollouts.behaviour_logp
         assert student_logp is not None, "score() keeps the behaviour log-probabilities"

@@ -80,10 +80,12 @@ class GrpoConfig:
 
 @dataclass(frozen=True)
 class RewardEntry:
-    """A registered reward (``name`` + ``params``) or an importable callable (``function: "mod:attr"``)."""
+    """A registered reward (``name`` + ``params``), a reward spec (``spec``: a YAML/JSON file or a mapping,
+    as ``rewardkit score --reward`` takes) or an importable callable (``function: "mod:attr"``)."""
 
     name: str | None = None
     function: str | None = None
+    spec: str | dict[str, Any] | None = None
     params: dict[str, Any] = field(default_factory=dict)
     weight: float = 1.0
     label: str | None = None  # the name its metrics are logged under
@@ -140,7 +142,7 @@ def load_config(source: str | Path | dict[str, Any]) -> TrainConfig:
     else:
         data = dict(load_mapping(source, "training config", "a mapping of config fields"))
     config: TrainConfig = _build(TrainConfig, data, "config")
-    _check_semantics(config)
+    check_semantics(config)
     return config
 
 
@@ -243,18 +245,36 @@ def _check_model(model: ModelConfig, where: str) -> None:
         raise ConfigError(f"{where}: give exactly one of 'path' (hub name or directory) or 'tiny' (sizes)")
 
 
-def _check_semantics(config: TrainConfig) -> None:
+def _check_reward_entry(entry: RewardEntry, where: str) -> None:
+    from rewardkit.scoring.loading import is_spec_path
+
+    given = [f for f in ("name", "spec", "function") if getattr(entry, f) is not None]
+    if len(given) != 1:
+        raise ConfigError(
+            f"{where}: give exactly one of 'name' (a registered reward), 'spec' (a reward spec: a .yaml/.yml/.json "
+            f"file or a mapping) or 'function' ('module:attribute'); got {', '.join(given) or 'none of them'}"
+        )
+    if isinstance(entry.spec, str):
+        if not is_spec_path(entry.spec):
+            raise ConfigError(
+                f"{where}.spec: expected a reward spec file (.yaml, .yml or .json) or a spec mapping, got "
+                f"{entry.spec!r}; a registered reward goes in 'name'"
+            )
+        if not Path(entry.spec).is_file():
+            raise ConfigError(
+                f"{where}.spec: reward spec file {entry.spec!r} does not exist (relative paths are read from "
+                f"the working directory, {str(Path.cwd())!r})"
+            )
+
+
+def check_semantics(config: TrainConfig) -> None:
     _check_model(config.model, "config.model")
     if (config.data.task is None) == (config.data.path is None):
         raise ConfigError("config.data: give exactly one of 'task' (a built-in toy task) or 'path' (a JSONL file)")
     if not config.rewards:
         raise ConfigError("config.rewards: at least one reward is needed")
     for i, entry in enumerate(config.rewards):
-        if (entry.name is None) == (entry.function is None):
-            raise ConfigError(
-                f"config.rewards[{i}]: give exactly one of 'name' (a registered reward) or "
-                f"'function' ('module:attribute')"
-            )
+        _check_reward_entry(entry, f"config.rewards[{i}]")
     g = config.grpo
     for name in ("steps", "prompts_per_step", "max_completion_length", "grad_accum_steps", "num_iterations"):
         _positive(f"config.grpo.{name}", getattr(g, name))

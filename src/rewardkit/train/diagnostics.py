@@ -15,9 +15,11 @@ from rewardkit.train.lora import layer_index, module_key
 def reward_statistics(total: torch.Tensor, components: dict[str, torch.Tensor], group_size: int) -> dict[str, float]:
     """Mean/std of the total reward and of each component (NaN = the reward did not apply, skipped),
     and the fraction of groups whose total reward has zero variance (they carry no learning signal)."""
+    scored = total[~torch.isnan(total)]  # NaN: no reward scored the completion (left out, as in TRL)
     stats = {
-        "reward/mean": total.mean().item(),
-        "reward/std": total.std().item() if total.numel() > 1 else 0.0,
+        "reward/mean": scored.mean().item() if scored.numel() else math.nan,
+        "reward/std": scored.std().item() if scored.numel() > 1 else 0.0,
+        "reward/unscored_frac": 1.0 - scored.numel() / total.numel() if total.numel() else 0.0,
         "zero_variance_frac": zero_variance_groups(total, group_size).float().mean().item(),
     }
     for label, values in components.items():

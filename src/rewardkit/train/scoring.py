@@ -38,17 +38,34 @@ class WeightedReward:
 
 
 def resolve_rewards(entries: list[Any]) -> list[WeightedReward]:
-    """RewardTerms from config entries: registered names via ``rk.get_reward``, or ``module:attr`` imports."""
-    from rewardkit.rewards.api import get_reward
-    from rewardkit.rewards.base import FunctionReward
+    """WeightedRewards from config entries: a registered reward name or a reward spec (what ``rewardkit score
+    --reward`` takes), or a ``module:attr`` import.
+
+    An entry without ``label`` is labelled with its reward's own name (a spec's ``name``, a verifier_accuracy
+    term's verifier); two such labels that collide become ``x`` and ``x_2``, in config order.
+    """
+    from rewardkit.rewards.base import FunctionReward, Reward
+    from rewardkit.rewards.spec import unique_label
+    from rewardkit.scoring.loading import is_spec_path, load_reward
 
     terms = []
+    used: set[str] = {entry.label for entry in entries if entry.label}
     for i, entry in enumerate(entries):
-        if entry.name is not None:
-            reward = get_reward(entry.name, **entry.params)
+        if entry.name is not None or entry.spec is not None:
+            source = entry.spec if entry.spec is not None else entry.name
+            where = f"config.rewards[{i}].{'spec' if entry.spec is not None else 'name'}"
+            if entry.params and (entry.spec is not None or is_spec_path(entry.name)):
+                raise ConfigError(
+                    f"config.rewards[{i}].params: {source!r} is a reward spec, which gives each term its own "
+                    f"'params'; 'params' goes with a registered reward's 'name'"
+                )
+            try:
+                reward = load_reward(source, entry.params)
+            except ConfigError as exc:
+                raise ConfigError(f"{where}: {exc}") from None
             # A plain function comes back wrapped; call it directly so only the columns it names reach it.
             fn: Callable[..., Any] = reward.func if isinstance(reward, FunctionReward) else reward
-            default_label = entry.name
+            default_label = reward.name
         else:
             module_name, _, attr = entry.function.partition(":")
             if not attr:
@@ -60,7 +77,10 @@ def resolve_rewards(entries: list[Any]) -> list[WeightedReward]:
             if entry.params:
                 fn = fn(**entry.params)
             default_label = attr
-        terms.append(WeightedReward.of(entry.label or default_label, fn, entry.weight))
+        label = entry.label or unique_label(default_label, used)
+        if isinstance(fn, Reward):
+            fn.__name__ = label  # a Reward reports its own metrics (rewards/<name>/...) under its name
+        terms.append(WeightedReward.of(label, fn, entry.weight))
     labels = [t.label for t in terms]
     duplicates = sorted({x for x in labels if labels.count(x) > 1})
     if duplicates:
@@ -72,7 +92,7 @@ def resolve_rewards(entries: list[Any]) -> list[WeightedReward]:
 class RewardTensors:
     """A batch's rewards as the trainer uses them, as tensors (a Reward's own result: ``base.Scored``)."""
 
-    total: torch.Tensor  # (N,) weighted sum of the components, a component's None counting as 0
+    total: torch.Tensor  # (N,) weighted sum of the components, a None counting as 0; NaN where all are None
     components: dict[str, torch.Tensor]  # label -> (N,), NaN where the reward returned None
     metrics: dict[str, float] = field(default_factory=dict)  # what rewards reported through log_metric
 
@@ -94,6 +114,7 @@ def score_completions(
 
     components: dict[str, torch.Tensor] = {}
     total = torch.zeros(len(completions), dtype=torch.float64)
+    scored = torch.zeros(len(completions), dtype=torch.bool)
     for term in terms:
         kwargs = {"prompts": prompts, "completions": completions, **columns, **(extra or {}), "log_metric": log_metric}
         if term.accepts is not None:
@@ -104,5 +125,9 @@ def score_completions(
         tensor = torch.tensor([math.nan if v is None else float(v) for v in values], dtype=torch.float64)
         components[term.label] = tensor
         total += term.weight * torch.nan_to_num(tensor, nan=0.0)
+        scored |= ~torch.isnan(tensor)
+    # As TRL does: a completion no reward scored (all None: nobody could judge it) is NaN, not 0, so the
+    # advantages leave it out of its group's baseline and give it none (advantages.group_advantages).
+    total[~scored] = math.nan
     metrics = {name: sum(v) / len(v) for name, v in reported.items() if v}
     return RewardTensors(total.float(), {k: v.float() for k, v in components.items()}, metrics)

@@ -76,3 +76,28 @@ def build_tiny_model(
     model.save_pretrained(path)
     tokenizer.save_pretrained(path)
     return path
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m rewardkit.train.tiny_model DIR [--hidden-size N ...]``: build a tiny model into DIR."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m rewardkit.train.tiny_model", description=main.__doc__)
+    parser.add_argument("path", help="directory to write the model and tokenizer to")
+    for flag, default in (("hidden-size", 32), ("num-layers", 2), ("num-heads", 4), ("intermediate-size", 64)):
+        parser.add_argument(f"--{flag}", type=int, default=default)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    path = build_tiny_model(
+        args.path,
+        hidden_size=args.hidden_size,
+        num_layers=args.num_layers,
+        num_heads=args.num_heads,
+        intermediate_size=args.intermediate_size,
+        seed=args.seed,
+    )
+    print(f"wrote a tiny Llama ({args.hidden_size} hidden, {args.num_layers} layers) and its tokenizer to {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -7,7 +7,6 @@ import copy
 import json
 import random
 import time
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -300,7 +299,7 @@ class MiniGRPOTrainer:
             greedy=True,
         )
         scores = self.score(rollouts)
-        out = {"eval/reward": scores.total.mean().item()}
+        out = {"eval/reward": torch.nanmean(scores.total).item()}
         for label, values in scores.components.items():
             valid = values[~torch.isnan(values)]
             out[f"eval/{label}"] = valid.mean().item() if valid.numel() else float("nan")
@@ -388,16 +387,3 @@ class MiniGRPOTrainer:
 
 def _label(fn: Any) -> str:
     return getattr(fn, "__name__", None) or type(fn).__name__
-
-
-def __getattr__(name: str) -> Any:
-    # ``GRPOTrainer`` was this trainer's name until it was renamed so as not to read as TRL's GRPOTrainer.
-    if name == "GRPOTrainer":
-        warnings.warn(
-            "rewardkit.train.trainer.GRPOTrainer is renamed MiniGRPOTrainer (not TRL's GRPOTrainer); "
-            "the old name will be removed in the next release",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return MiniGRPOTrainer
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
