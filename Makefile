@@ -17,7 +17,7 @@ $(VENV)/.core-installed: pyproject.toml | $(BIN)/python
 
 $(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
 	$(PIP) install -q $(TORCH_PIN)
-	$(PIP) install -q -e '.[dev,train,ray]'
+	$(PIP) install -q -e '.[dev,train,ray,serve,ray-serve]'
 	touch $@ $(VENV)/.core-installed
 
 # Lint-only: the core package, ruff, mypy and the stubs mypy needs; no torch.
@@ -37,6 +37,8 @@ demo: $(VENV)/.core-installed
 	$(BIN)/rewardkit score --reward examples/mcq_spec.yaml --input examples/mcq.jsonl --output examples/out/mcq_scored.jsonl
 	$(BIN)/rewardkit score --reward examples/mixed_spec.yaml --input examples/mixed.jsonl --output examples/out/mixed_scored.jsonl --workers 2
 	$(BIN)/rewardkit score --reward examples/code_spec.yaml --input examples/code.jsonl --output examples/out/code_scored.jsonl --workers 2
+	$(BIN)/rewardkit score --reward examples/length_budget_spec.yaml --input examples/length_budget.jsonl --output examples/out/length_budget_scored.jsonl
+	$(BIN)/rewardkit score --reward examples/code_datasets_spec.yaml --input examples/code_datasets.jsonl --output examples/out/code_datasets_scored.jsonl --workers 2
 
 test: $(VENV)/.dev-installed
 	$(BIN)/python -m pytest

@@ -11,7 +11,9 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import resource
 import shutil
+import sys
 import time
 from pathlib import Path
 
@@ -46,6 +48,13 @@ def main() -> None:
     for row in summary["evals"]:
         print(" ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
     if args.record:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import training_figures
+
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        cpu = used.ru_utime + used.ru_stime
+        summary["page"] = training_figures.figures(out, history, wall, cpu)
+        training_figures.write_page(args.record, summary["page"])
         img = Path("docs/img")
         img.mkdir(parents=True, exist_ok=True)
         for name in ("summary", "reward", "zero_variance", "module_updates"):

@@ -1,6 +1,6 @@
 """GRPO with TRL and a composed rewardkit reward, on a real model (see docs/trl.md).
 
-    pip install 'rewardkit[train]'
+    pip install -e '.[train]'   # in a rewardkit checkout
     python examples/train_trl.py --model Qwen/Qwen2.5-0.5B-Instruct --steps 200
     python examples/train_trl.py --cpu --model path/to/small-model --steps 2 --max-completion-length 64
 
