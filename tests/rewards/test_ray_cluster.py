@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 import rewardkit as rk
-from rewardkit.scoring.batch_scoring import _batch_of
+from rewardkit.scoring.batch_scoring import batch_of
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 pytestmark = pytest.mark.slow
@@ -57,7 +57,7 @@ def rows() -> list[dict]:
 
 
 def values_of(reward, rows: list[dict]) -> list:
-    batch = _batch_of(rows, "completion", "prompt")
+    batch = batch_of(rows, "completion", "prompt")
     return reward(prompts=batch.prompts, completions=batch.completions, **batch.columns)
 
 
@@ -67,22 +67,25 @@ def expected(spec, rows) -> list:
         return values_of(reward, rows)
 
 
-def test_streamed_scoring_runs_on_both_nodes(cluster, spec, rows, tmp_path):
+def test_streamed_scoring_runs_on_both_nodes(cluster, tmp_path):
+    # Rows that cost real time (programs run in the local sandbox, some to their 3 s limit): Ray Data gives a
+    # batch to an actor with room, and the second actor is ready ~0.5 s after the first, so an input scored
+    # faster than that (the mixed example scores at ~25k rows/s once warm) may all land on one actor.
     from rewardkit.scoring.batch_scoring import score_rows
     from rewardkit.scoring.ray_data_scoring import score_stream
 
     ray, _, _ = cluster
-    data = tmp_path / "in.jsonl"
-    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    spec_path = tmp_path / "spec.json"
-    spec_path.write_text(json.dumps(spec))
-    _, summary, report = score_stream(str(spec_path), str(data), str(tmp_path / "out.jsonl"), actors=2, batch_size=4)
-    assert set(report["nodes"]) == {n["NodeID"] for n in ray.nodes() if n["Alive"]}
-    assert all(node["rows"] > 0 for node in report["nodes"].values()) and summary.samples == 40
-    with rk.build_reward(spec) as reward:
+    rows = [json.loads(line) for line in (EXAMPLES / "code.jsonl").read_text().splitlines()]
+    out = tmp_path / "out.jsonl"
+    _, summary, report = score_stream(
+        str(EXAMPLES / "code_spec.yaml"), str(EXAMPLES / "code.jsonl"), str(out), actors=2, batch_size=4
+    )
+    assert set(report["nodes"]) == {n["NodeID"] for n in ray.nodes() if n["Alive"]}, report
+    assert all(node["rows"] > 0 for node in report["nodes"].values()) and summary.samples == len(rows) == 40
+    with rk.build_reward(str(EXAMPLES / "code_spec.yaml")) as reward:
         expected, _ = score_rows(reward, rows)
-    written = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
-    assert written == [{**row, **extra} for row, extra in zip(rows, expected, strict=False)]
+    written = [json.loads(line) for line in out.read_text().splitlines()]
+    assert written == [{**row, **extra} for row, extra in zip(rows, expected, strict=True)]
 
 
 def test_work_lands_on_both_nodes_and_a_node_removed_mid_run_costs_no_row(cluster, spec, rows, expected):
@@ -129,3 +132,15 @@ def test_work_lands_on_both_nodes_and_a_node_removed_mid_run_costs_no_row(cluste
         # The next call runs on the node that is left (the replacement actor waits for room).
         assert values_of(reward, rows[:10]) == expected[:10]
         assert len(reward.last_report["nodes"]) == 1
+
+
+def test_a_fixed_pool_larger_than_the_cluster_fails_clearly(cluster, spec, rows, tmp_path, monkeypatch):
+    from rewardkit.scoring import ray_data_scoring
+
+    monkeypatch.setattr(ray_data_scoring, "FIXED_POOL_START_S", 5)
+    data = tmp_path / "in.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows[:4]))
+    spec_path = tmp_path / "spec.json"
+    spec_path.write_text(json.dumps(spec))
+    with pytest.raises(rk.ConfigError, match=r"did not start within 5 s: the cluster lacks the CPUs .*it has \d"):
+        ray_data_scoring.score_stream(str(spec_path), str(data), None, actors=3, batch_size=2)

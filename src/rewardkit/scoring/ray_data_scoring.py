@@ -9,7 +9,9 @@ memory does not grow with the input. Output rows are exactly those of in-process
 from __future__ import annotations
 
 import json
+import math
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -17,27 +19,38 @@ from typing import Any
 from rewardkit._errors import ConfigError, RewardkitError
 from rewardkit._jsonl import parse_object
 from rewardkit.scoring.batch_scoring import ScoreSummary, SummaryBuilder
-from rewardkit.scoring.ray_scoring import RAY_MISSING, resolve_spec, start_ray
-from rewardkit.scoring.readers import count_samples, input_format, open_parquet, open_saved_dataset
-from rewardkit.scoring.writers import open_writer, output_format
+from rewardkit.scoring.ray_scoring import RAY_MISSING, start_ray
+from rewardkit.scoring.readers import count_samples, input_format, missing_completion, open_parquet, open_saved_dataset
+from rewardkit.scoring.writers import json_line, open_writer, output_format
 
 # Reading is light next to scoring: read tasks reserve no CPU, so an actor pool that holds every CPU of the
 # cluster cannot starve them (which would stall the whole pipeline).
 READ_ARGS: dict[str, Any] = {"num_cpus": 0}
 DATASET_BLOCK_ROWS = 10_000
+# A fixed pool (``actors`` given) starts whole before the first batch is sent, so that the work spreads over
+# every actor rather than landing on whichever started first; a cluster without the CPUs for it fails.
+FIXED_POOL_START_S = 300
 
 
 class ScoreBatch:
     """The map_batches callable: one reward per actor; a batch of input rows in, a batch of output lines out."""
 
-    def __init__(self, spec: Mapping[str, Any], completion_key: str, prompt_key: str, json_lines: bool) -> None:
+    def __init__(
+        self,
+        spec: Mapping[str, Any],
+        completion_key: str,
+        prompt_key: str,
+        json_lines: bool,
+        reference_key: str | None = None,
+        skip_invalid: bool = False,
+    ) -> None:
         import ray
 
-        from rewardkit.scoring.build import build_reward
+        from rewardkit.scoring.loading import load_reward
 
-        self.reward = build_reward(spec)
+        self.reward = load_reward(spec, None, reference_key)
         self.completion_key, self.prompt_key = completion_key, prompt_key
-        self.json_lines = json_lines
+        self.json_lines, self.skip_invalid = json_lines, skip_invalid
         context = ray.get_runtime_context()
         self.node_id, self.actor_id = context.get_node_id(), context.get_actor_id()
 
@@ -45,7 +58,8 @@ class ScoreBatch:
         from rewardkit.scoring.batch_scoring import score_rows
 
         try:
-            rows = [_parse(line) for line in batch.column("text").to_pylist()] if self.json_lines else batch.to_pylist()
+            entries = self._valid(batch)
+            rows = [row for row, _ in entries if row is not None]
             scored, summary = score_rows(
                 self.reward,
                 rows,
@@ -62,47 +76,101 @@ class ScoreBatch:
                 "actor_id": [self.actor_id],
                 "seconds": [0.0],
                 "error": [str(exc)],
+                "skipped": [None],
             }
+        results = iter(scored)
+        columns: dict[str, list[Any]] = {"line": [], "scored": [], "skipped": []}
+        for row, why in entries:  # in input order, a skipped row where it was
+            if row is None:
+                columns["line"].append("")
+                columns["scored"].append("")
+            else:
+                extra = next(results)
+                columns["line"].append(json_line({**row, **extra}).rstrip("\n"))
+                columns["scored"].append(json.dumps(extra, default=str))
+            columns["skipped"].append(why)
+        per_row = summary.seconds / max(1, len(rows))
         return {
-            "error": [None] * len(rows),
-            "line": [
-                json.dumps({**row, **extra}, ensure_ascii=False, default=str)
-                for row, extra in zip(rows, scored, strict=False)
-            ],
-            "scored": [json.dumps(extra, default=str) for extra in scored],
-            "node_id": [self.node_id] * len(rows),
-            "actor_id": [self.actor_id] * len(rows),
-            "seconds": [summary.seconds / max(1, len(rows))] * len(rows),
+            **columns,
+            "error": [None] * len(entries),
+            "node_id": [self.node_id] * len(entries),
+            "actor_id": [self.actor_id] * len(entries),
+            "seconds": [per_row if row is not None else 0.0 for row, _ in entries],
         }
 
+    def _valid(self, batch: Any) -> list[tuple[dict[str, Any] | None, str | None]]:
+        """The batch's rows in order: each a JSON object with the completion field, else an error, or with
+        ``skip_invalid`` (None, where it starts and why), as in-process ``--skip-invalid`` reports it."""
+        entries: list[tuple[dict[str, Any] | None, str | None]] = []
+        texts = batch.column("text").to_pylist() if self.json_lines else [None] * batch.num_rows
+        for text, loaded in zip(texts, [None] * len(texts) if self.json_lines else batch.to_pylist(), strict=True):
+            row, problem = row_of(text, loaded, self.completion_key)
+            if problem is not None and not self.skip_invalid:
+                raise ConfigError(f"{problem} (use --skip-invalid to skip such lines)")
+            entries.append((row, problem))
+        return entries
 
-def _parse(line: str) -> dict[str, Any]:
-    row, error = parse_object(line)
-    if row is None:
-        raise ConfigError(f"input line {line[:80]!r}: {error}")
-    return row
+
+def row_of(
+    text: str | None, loaded: dict[str, Any] | None, completion_key: str
+) -> tuple[dict[str, Any] | None, str | None]:
+    """A JSONL line's row (``text``), or a parquet/dataset row (``loaded``), with the completion field; else
+    (None, where it is and what is wrong). Ray Data reads lines without their numbers: a line is named by its
+    start."""
+    row, error = parse_object(text) if text is not None else (loaded, None)
+    if row is not None:
+        error = missing_completion(row, completion_key)
+    if error is None and row is not None:
+        return row, None
+    where = (
+        f"input line {(text or '')[:60]!r}" if text is not None else f"input row {json.dumps(loaded, default=str)[:60]}"
+    )
+    return None, f"{where}: {error}"
 
 
-def open_dataset(ray: Any, path: Path, split: str | None) -> tuple[Any, bool, int | None]:
+def block_count(rows: int, batch_size: int, actors: int) -> int:
+    """How many blocks to cut ``rows`` into. A block goes to one actor whole, so a small input read as one block
+    would run on one actor: at least four blocks per actor where the rows allow, none smaller than a batch, and
+    none larger than DATASET_BLOCK_ROWS."""
+    most = max(1, math.ceil(rows / max(1, batch_size)))
+    return min(most, max(4 * actors, math.ceil(rows / DATASET_BLOCK_ROWS)))
+
+
+def open_dataset(
+    ray: Any, path: Path, split: str | None, batch_size: int = 64, actors: int = 1
+) -> tuple[Any, bool, int | None]:
     """The input as a Ray Dataset, whether its rows are JSON text lines, and its row count where cheap."""
     kind = input_format(path)  # the formats, and their errors, of in-process scoring
     if kind == "dataset":
         loaded = open_saved_dataset(path, split)
         # The memory-mapped Arrow table goes to the object store in blocks (from_huggingface would ask the Hub).
         table = loaded.data.table
-        blocks = [table.slice(start, DATASET_BLOCK_ROWS) for start in range(0, max(1, len(table)), DATASET_BLOCK_ROWS)]
+        size = max(1, math.ceil(len(table) / block_count(len(table), batch_size, actors)))
+        blocks = [table.slice(start, size) for start in range(0, max(1, len(table)), size)]
         return ray.data.from_arrow(blocks), False, len(loaded)
     if kind == "parquet":
         rows = open_parquet(path).metadata.num_rows
-        return ray.data.read_parquet(str(path.resolve()), **READ_ARGS), False, rows
-    return ray.data.read_text(str(path.resolve()), **READ_ARGS), True, count_samples(path)
+        parts = block_count(rows, batch_size, actors)
+        return ray.data.read_parquet(str(path.resolve()), override_num_blocks=parts, **READ_ARGS), False, rows
+    lines = count_samples(path)
+    parts_or_none = None if lines is None else block_count(lines, batch_size, actors)
+    return ray.data.read_text(str(path.resolve()), override_num_blocks=parts_or_none, **READ_ARGS), True, lines
 
 
-def spec_of(reward_arg: str) -> dict[str, Any]:
-    """The spec of a spec file or a registered reward's name, checked by building it once on the driver."""
-    from rewardkit.scoring.loading import is_spec_path
+def spec_of(
+    reward_arg: str, params: Mapping[str, Any] | None = None, reference_key: str | None = None
+) -> tuple[dict[str, Any], str]:
+    """The spec of a spec file, or of a registered reward's name with ``params`` (``-p``), and the reward's name:
+    checked on the driver by building it once, as every actor will (with ``reference_key``)."""
+    from rewardkit.rewards.spec import load_spec
+    from rewardkit.scoring.loading import is_spec_path, load_reward
 
-    return resolve_spec(reward_arg if is_spec_path(reward_arg) else {"reward": reward_arg})
+    if is_spec_path(reward_arg):
+        with load_reward(reward_arg, dict(params or {}), reference_key) as built:  # -p with a spec: that error
+            return dict(load_spec(reward_arg)), built.name
+    spec = {"reward": reward_arg, "params": dict(params)} if params else {"reward": reward_arg}
+    with load_reward(spec, None, reference_key) as built:
+        return spec, built.name
 
 
 def score_stream(
@@ -117,20 +185,24 @@ def score_stream(
     completion_key: str = "completion",
     prompt_key: str = "prompt",
     split: str | None = None,
+    params: Mapping[str, Any] | None = None,
+    reference_key: str | None = None,
+    limit: int | None = None,
+    skip_invalid: bool = False,
     on_start: Callable[[int | None], None] | None = None,
     on_rows: Callable[[int], None] | None = None,
+    on_skip: Callable[[str], None] | None = None,
 ) -> tuple[str, ScoreSummary, dict[str, Any]]:
     """Score ``input_path`` on Ray Data; returns the reward's name, the summary and the executor report
-    (rows, busy seconds and rows per second per node and per actor)."""
+    (rows, busy seconds and rows per second per node and per actor). ``params``, ``reference_key``, ``limit``
+    and ``skip_invalid`` mean what ``-p``, ``--reference-key``, ``--limit`` and ``--skip-invalid`` mean
+    in-process: ``limit`` counts the valid rows scored, and a skipped row is reported through ``on_skip``."""
     try:
         import ray
     except ImportError:
         raise ConfigError(RAY_MISSING) from None
-    from rewardkit.scoring.build import build_reward
 
-    spec = spec_of(reward_arg)
-    with build_reward(spec) as local:
-        name = local.name
+    spec, name = spec_of(reward_arg, params, reference_key)
     if output_path:
         output_format(output_path)  # an unknown suffix fails before a cluster starts
     started_here = start_ray(ray, address, num_cpus)
@@ -139,11 +211,17 @@ def score_stream(
         # Results in input order; set before the dataset is made, since a dataset copies the context.
         ray.data.DataContext.get_current().execution_options.preserve_order = True
         ray.data.DataContext.get_current().enable_progress_bars = False
-        dataset, json_lines, total = open_dataset(ray, Path(input_path), split)
-        if on_start is not None:
-            on_start(total)
+        ray.data.DataContext.get_current().wait_for_min_actors_s = FIXED_POOL_START_S if actors else -1
+        _spread_by_load(ray.data.DataContext.get_current().execution_options)
         # ``actors`` given: a fixed pool of that many; else one that grows from 1 to the cluster's CPUs.
         pool = actors or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        dataset, json_lines, total = open_dataset(ray, Path(input_path), split, batch_size, pool)
+        if limit is not None:
+            total = limit if total is None else min(total, limit)
+            if not skip_invalid:  # every row is valid (or the run fails): the first ``limit`` rows are the ones
+                dataset = dataset.limit(limit)
+        if on_start is not None:
+            on_start(total)
         scored = dataset.map_batches(
             ScoreBatch,
             batch_size=batch_size,
@@ -155,28 +233,54 @@ def score_stream(
                 "completion_key": completion_key,
                 "prompt_key": prompt_key,
                 "json_lines": json_lines,
+                "reference_key": reference_key,
+                "skip_invalid": skip_invalid,
             },
         )
-        running, where = SummaryBuilder(), Throughput()
+        running, where, skipped, left = SummaryBuilder(), Throughput(), 0, limit
         start = time.perf_counter()
         for batch in _unwrapped(ray, scored.iter_batches(batch_size=None, batch_format="pyarrow")):
             columns = batch.to_pydict()
             if columns["error"] and columns["error"][0]:
                 raise ConfigError(columns["error"][0])
+            keep = []
+            for i, why in enumerate(columns["skipped"]):  # as in-process: up to the ``limit``-th valid row
+                if left == 0:
+                    break
+                if why is None:
+                    keep.append(i)
+                    left = None if left is None else left - 1
+                else:
+                    skipped += 1
+                    if on_skip is not None:
+                        on_skip(why)
             if writer is not None:  # the rows as in-process scoring writes them, by the same writers
-                writer.write([json.loads(line) for line in columns["line"]])
-            for extra in columns["scored"]:
-                running.add(json.loads(extra))
-            where.add(columns["node_id"], columns["actor_id"], columns["seconds"])
+                writer.write([json.loads(columns["line"][i]) for i in keep])
+            for i in keep:
+                running.add(json.loads(columns["scored"][i]))
+            where.add(*([columns[k][i] for i in keep] for k in ("node_id", "actor_id", "seconds")))
             if on_rows is not None:
-                on_rows(len(columns["line"]))
+                on_rows(len(keep))
+            if left == 0:
+                break  # ``limit`` valid rows written: the rest of the input is not scored
         seconds = time.perf_counter() - start
-        return name, running.result(seconds), where.report(seconds)
+        return name, running.result(seconds, skipped=skipped), where.report(seconds)
     finally:
         if writer is not None:
             writer.close()
         if started_here:
             ray.shutdown()
+
+
+def _spread_by_load(options: Any) -> None:
+    """Send each batch to the least busy actor, not to one on the node that holds the batch: rows are small
+    and scoring is CPU-bound, and with locality every batch read on one node went to that node's actor while it
+    had room (all of a small input ran there while the other actors idled). With locality off, a batch goes to
+    the actor with the fewest batches in flight (among idle ones, the one freed last), so an input that scores
+    faster than the rest of the pool becomes ready can still all run on the first actor ready."""
+    with warnings.catch_warnings():  # deprecated in Ray 2.5x, still honoured
+        warnings.simplefilter("ignore")
+        options.actor_locality_enabled = False
 
 
 def _unwrapped(ray: Any, batches: Any) -> Any:
@@ -191,6 +295,11 @@ def _unwrapped(ray: Any, batches: Any) -> Any:
             cause = getattr(cause, "cause", None) or cause.__cause__
         if isinstance(cause, RewardkitError):
             raise cause from None
+        if isinstance(exc, ray.exceptions.GetTimeoutError):
+            raise ConfigError(
+                f"the actor pool did not start within {FIXED_POOL_START_S} s: the cluster lacks the CPUs "
+                f"for that many actors (one CPU each; it has {ray.cluster_resources().get('CPU', 0):g})"
+            ) from None
         raise
 
 
@@ -221,58 +330,3 @@ class Throughput:
             "nodes": self.nodes,
             "actors": self.actors,
         }
-
-
-def score_command(
-    reward_arg: str,
-    input_path: str,
-    output_path: str | None,
-    *,
-    address: str | None,
-    workers: int,
-    summary_json: str | None,
-    no_progress: bool,
-    **options: Any,
-) -> None:
-    """The ``rewardkit score --ray`` / ``--ray-address`` run: progress bar, summary table, per-node lines."""
-    import click
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    from rewardkit.scoring.summary_table import print_summary
-
-    progress = Progress(
-        TextColumn("[bold]scoring"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        disable=no_progress,
-        transient=False,
-    )
-    many = workers if workers > 1 else None
-    try:
-        with progress:
-            task = progress.add_task("score", total=None)
-            name, summary, report = score_stream(
-                reward_arg,
-                input_path,
-                output_path,
-                address=address,
-                actors=many,
-                num_cpus=many,
-                on_start=lambda total: progress.update(task, total=total),
-                on_rows=lambda n: progress.advance(task, n),
-                **options,
-            )
-    except RewardkitError as exc:
-        raise click.ClickException(str(exc)) from exc
-    if summary_json:
-        Path(summary_json).write_text(json.dumps({"reward": name, **summary.to_dict(), "executor": report}, indent=2))
-    console = Console()
-    print_summary(console, name, summary, output_path)
-    for node, values in report["nodes"].items():
-        actors = sum(a["node_id"] == node for a in report["actors"].values())
-        console.print(
-            f"node {node[:12]}: {values['rows']} rows, {actors} actor(s), {values['rows_per_second']:.1f} rows/s"
-        )
