@@ -37,7 +37,14 @@ def test_plugins_json_lists_every_broken_plugin_and_everything_else(paths):
     demo = rows["demo"]
     assert demo["broken"] is False and demo["error"] is None
     assert demo["registered"] == {"verifier": ["exact"], "reward": ["shortness"]}
-    assert rows["rewardkit.verifiers.builtin"]["registered"]["verifier"] == ["code", "hybrid", "judge", "math", "mcq"]
+    assert rows["rewardkit.verifiers.builtin"]["registered"]["verifier"] == [
+        "code",
+        "hybrid",
+        "judge",
+        "math",
+        "mcq",
+        "rubric",
+    ]
 
 
 def test_plugins_text_marks_a_broken_plugin_and_shows_its_error(paths):
@@ -107,7 +114,7 @@ def test_asking_for_a_name_a_broken_plugin_may_provide_says_it_failed_to_load(pa
     done = run_cli(["verify", "halfway", "-r", "x", "x"], *paths)
     assert done.returncode == 1
     [error] = [line for line in done.stderr.splitlines() if line.startswith("Error: ")]
-    registered = "code, exact, hybrid, judge, math, mcq"
+    registered = "code, exact, hybrid, judge, math, mcq, rubric"
     assert error.startswith(f"Error: unknown verifier 'halfway'; registered verifiers: {registered}.")
     assert "A plugin that may provide it failed to load: plugin 'import-boom' (" in error
     assert "plugin 'half-done' (entry point 'half-done = rewardkit_hook_raises_plugin'" in error

@@ -40,6 +40,7 @@ def register_rewards(register: Register) -> None:
         verifier_accuracy,
         judge_rewards.judge_accuracy,
         judge_rewards.hybrid_accuracy,
+        judge_rewards.rubric_score,
     ):
         register(factory.__name__, reward_factory(factory))
     register("think_format", ThinkFormat)

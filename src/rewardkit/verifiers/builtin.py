@@ -10,6 +10,7 @@ from rewardkit.plugins.hookspecs import Register
 def register_verifiers(register: Register) -> None:
     from rewardkit.verifiers.code_tests.verifier import CodeVerifier
     from rewardkit.verifiers.judge.hybrid import HybridVerifier
+    from rewardkit.verifiers.judge.rubric import RubricVerifier
     from rewardkit.verifiers.judge.verifier import JudgeVerifier
     from rewardkit.verifiers.math_answer.verifier import MathVerifier
     from rewardkit.verifiers.multiple_choice.verifier import MCQVerifier
@@ -19,3 +20,4 @@ def register_verifiers(register: Register) -> None:
     register("judge", JudgeVerifier)
     register("math", MathVerifier)
     register("mcq", MCQVerifier)
+    register("rubric", RubricVerifier)

@@ -116,7 +116,9 @@ class ChatClient:
     def endpoint(self) -> tuple[str, str]:
         return (self.settings.base_url.rstrip("/"), self.settings.model)
 
-    def _body(self, messages: list[dict[str, str]], with_format: bool) -> dict[str, Any]:
+    def _body(
+        self, messages: list[dict[str, str]], with_format: bool, schema: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
         from rewardkit.verifiers.judge.prompt import RESPONSE_FORMAT
 
         body: dict[str, Any] = {
@@ -126,11 +128,12 @@ class ChatClient:
             "max_tokens": self.settings.max_tokens,
         }
         if with_format:
-            body["response_format"] = RESPONSE_FORMAT
+            body["response_format"] = dict(schema) if schema is not None else RESPONSE_FORMAT
         return body
 
-    def complete(self, messages: list[dict[str, str]]) -> ChatReply:
-        """The judge's reply to ``messages``; :class:`JudgeCallError` once the tries or the deadline run out."""
+    def complete(self, messages: list[dict[str, str]], schema: Mapping[str, Any] | None = None) -> ChatReply:
+        """The judge's reply to ``messages``; :class:`JudgeCallError` once the tries or the deadline run out.
+        ``schema``: the ``response_format`` to ask for (the verdict schema when None)."""
         httpx = httpx_module()
         s = self.settings
         deadline = time.monotonic() + s.deadline
@@ -149,7 +152,7 @@ class ChatClient:
                 raise JudgeCallError(f"{self.url}: {exc} after {attempts - 1} tries", attempts - 1) from None
             with self.limits.in_flight:
                 try:
-                    response = self._client.post(self.url, json=self._body(messages, with_format))
+                    response = self._client.post(self.url, json=self._body(messages, with_format, schema))
                 except httpx.TransportError as exc:
                     response = None
                     last = f"{type(exc).__name__}: {exc}"

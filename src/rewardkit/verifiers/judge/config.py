@@ -5,9 +5,15 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
+from typing import ClassVar
 
 from rewardkit._errors import ConfigError
-from rewardkit.verifiers.judge.prompt import DEFAULT_SYSTEM_TEMPLATE, DEFAULT_USER_TEMPLATE, check_template
+from rewardkit.verifiers.judge.prompt import (
+    DEFAULT_SYSTEM_TEMPLATE,
+    DEFAULT_USER_TEMPLATE,
+    PLACEHOLDERS,
+    check_template,
+)
 
 
 def _positive(name: str, value: float | None, *, allow_none: bool = False) -> None:
@@ -26,6 +32,9 @@ class JudgeConfig:
     ``api_key_env`` names the environment variable that holds the API key (the key itself is never a
     parameter). ``timeout`` bounds one try, ``deadline`` the whole call with its retries and waits.
     """
+
+    PLACEHOLDERS: ClassVar[tuple[str, ...]] = PLACEHOLDERS
+    NEEDED: ClassVar[tuple[str, ...]] = ("completion",)
 
     base_url: str
     model: str
@@ -70,8 +79,8 @@ class JudgeConfig:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
                 raise ConfigError(f"judge: {name} must be a finite number >= 0, got {value!r}")
         if self.system_template is not None:
-            check_template("system_template", self.system_template)
-        check_template("user_template", self.user_template, needs=("completion",))
+            check_template("system_template", self.system_template, allowed=self.PLACEHOLDERS)
+        check_template("user_template", self.user_template, needs=self.NEEDED, allowed=self.PLACEHOLDERS)
 
     def api_key(self) -> str | None:
         """The key from the environment variable ``api_key_env`` names; ConfigError when it is unset."""

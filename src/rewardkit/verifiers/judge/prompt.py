@@ -58,16 +58,18 @@ RESPONSE_FORMAT: dict[str, Any] = {
 }
 
 
-def check_template(name: str, template: str, *, needs: tuple[str, ...] = ()) -> None:
-    """ConfigError for a placeholder other than {question} {reference} {completion}, or a missing one."""
+def check_template(
+    name: str, template: str, *, needs: tuple[str, ...] = (), allowed: tuple[str, ...] = PLACEHOLDERS
+) -> None:
+    """ConfigError for a placeholder not in ``allowed`` ({question} {reference} {completion}), or a missing one."""
     if not isinstance(template, str):
         raise ConfigError(f"judge: {name} must be a string, got {type(template).__name__}")
     used = set(_PLACEHOLDER.findall(template))
-    unknown = sorted(used - set(PLACEHOLDERS))
+    unknown = sorted(used - set(allowed))
     if unknown:
         raise ConfigError(
             f"judge: {name} has unknown placeholder(s) {', '.join('{' + u + '}' for u in unknown)}; "
-            f"the placeholders are {', '.join('{' + p + '}' for p in PLACEHOLDERS)}"
+            f"the placeholders are {', '.join('{' + p + '}' for p in allowed)}"
         )
     missing = [p for p in needs if p not in used]
     if missing:
@@ -96,11 +98,15 @@ class PromptBuilder:
         pattern = re.compile(rf"[{_OPENERS}](\s*/?\s*)(?=(?:{names})\b)", re.IGNORECASE)
         return pattern.sub(lambda m: "&lt;" + m.group(1), text)
 
-    def messages(self, question: str | None, reference: str, completion: str) -> list[dict[str, str]]:
+    def messages(
+        self, question: str | None, reference: str, completion: str, extra: Mapping[str, str] | None = None
+    ) -> list[dict[str, str]]:
+        """The chat messages; ``extra`` fills further placeholders (a rubric's ``{criteria}``), neutralised too."""
         values = {
             "question": self.neutralise(question) if question else NO_QUESTION,
             "reference": self.neutralise(reference),
             "completion": self.neutralise(completion),
+            **{k: self.neutralise(v) for k, v in (extra or {}).items()},
         }
 
         def fill(template: str) -> str:  # one pass: braces inside the data are never read as placeholders
@@ -134,6 +140,12 @@ class ParsedVerdict:
     problem: str = ""
 
 
+def json_objects(text: str) -> list[Mapping[str, Any]]:
+    """Every JSON object in a judge's reply, those inside code fences first."""
+    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
+    return [o for part in candidates for o in _objects(part)]
+
+
 def _objects(text: str) -> list[Mapping[str, Any]]:
     decoder = json.JSONDecoder()
     found: list[Mapping[str, Any]] = []
@@ -158,8 +170,7 @@ def parse_verdict(text: str) -> ParsedVerdict:
     """
     if not isinstance(text, str) or not text.strip():
         return ParsedVerdict(None, problem="the judge's reply is empty")
-    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
-    objects = [o for part in candidates for o in _objects(part) if "verdict" in o]
+    objects = [o for o in json_objects(text) if "verdict" in o]
     if not objects:
         return ParsedVerdict(None, problem=f"no JSON object with a verdict in the judge's reply: {text[:200]!r}")
     verdicts = set()
