@@ -125,4 +125,5 @@ BUILTIN_ROWS: dict[str, list[dict[str, Any]]] = {
     "mcq": MCQ_ROWS,
     "code": CODE_ROWS + CODE_DATASET_ROWS,
     "format": MATH_ROWS,
+    "judge": MATH_ROWS,
 }

@@ -12,6 +12,7 @@ from typing import Any
 
 from rewardkit._errors import ConfigError
 from rewardkit.audit.builtin_rows import BUILTIN_ROWS
+from rewardkit.audit.judge_variants import judge_variants
 from rewardkit.audit.length_variants import length_variants
 from rewardkit.audit.variants import (
     CORRECT,
@@ -27,9 +28,9 @@ from rewardkit.rewards.code_rewards import CODE_REFERENCE_KEYS
 from rewardkit.rewards.inputs import Batch
 from rewardkit.rewards.length_budget import LengthBudget
 
-KINDS = ("math", "mcq", "code", "format", "length")
-ALL_VARIANTS = {**VARIANTS, "length": length_variants}
-VERIFIER_KINDS = {"math": "math", "mcq": "mcq", "code": "code"}
+KINDS = ("math", "mcq", "code", "format", "length", "judge")
+ALL_VARIANTS = {**VARIANTS, "length": length_variants, "judge": judge_variants}
+VERIFIER_KINDS = {"math": "math", "mcq": "mcq", "code": "code", "judge": "judge", "hybrid": "judge", "rubric": "judge"}
 
 
 @dataclass
@@ -176,6 +177,7 @@ def row_kind(row: dict[str, Any], kinds: list[str]) -> str | None:
         ("mcq", "options" in row or "choices" in row),
         ("length", "budget" in row or "num_tokens" in row),
         ("math", "answer" in row or "solution" in row),
+        ("judge", "answer" in row or "solution" in row),
     ):
         if present and kind in kinds:
             return kind
@@ -198,7 +200,7 @@ def audit_rows(
         raise ConfigError(
             f"--data has no row for the reward's kinds ({', '.join(kinds)}): a row needs 'answer' "
             f"(math), 'options' and 'answer' (mcq), a test column such as 'tests', 'input_output' or 'test_list' "
-            f"(code), or a 'task' column"
+            f"(code), 'answer' or 'solution' (judge), or a 'task' column"
         )
     return {k: rows for k, rows in by_kind.items() if rows}
 

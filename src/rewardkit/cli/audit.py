@@ -32,7 +32,7 @@ class AuditError(click.ClickException):
     "--kind",
     "kinds",
     multiple=True,
-    type=click.Choice(["math", "mcq", "code", "format", "length"]),
+    type=click.Choice(["math", "mcq", "code", "format", "length", "judge"]),
     help="Which hacks to try (repeatable); default: from the reward's verifier and format terms.",
 )
 @click.option(
