@@ -87,3 +87,14 @@ def test_the_service_rows_time_a_real_server_against_in_process_scoring():
     assert all(r.base_rate and r.rk_rate and r.ratio > 0 for r in rows)
     assert "p50" in rows[0].note and "p99" in rows[2].note and "ceiling" in rows[2].note
     assert rows[0].met == (rows[0].ratio >= 0.85) and rows[2].met == (rows[2].ratio >= 5)
+
+
+def test_the_judge_rows_time_concurrent_and_cached_calls_against_one_call_at_a_time():
+    from rewardkit.bench.judge_calls import judge_bench
+    from rewardkit.bench.runs import QUICK
+
+    concurrent, cached = judge_bench(QUICK)
+    assert concurrent.name == "judge: max_concurrency 8" and cached.name == "judge: cache hit"
+    assert "verdicts agree: True" in concurrent.note and "all hits: True" in cached.note
+    assert concurrent.base_rate == cached.base_rate and concurrent.ratio > 1 and cached.ratio > concurrent.ratio
+    assert concurrent.met == (concurrent.ratio >= 4) and cached.met == (cached.rk_rate >= 10_000)

@@ -149,3 +149,13 @@ def test_non_text_references_reach_the_judge_as_text(scripted, reference):
     with judge(server) as verifier:
         verifier.verify("4", reference)
     assert "4" in block(user_message(server.log.bodies[0]["messages"]), "reference")
+
+
+def test_cache_hits_are_answered_without_a_call_and_misses_still_go_out(scripted, tmp_path):
+    server = scripted()
+    with rk.get_verifier("judge", base_url=server.base_url, model="m", cache_dir=str(tmp_path)) as judge:
+        first = judge.verify_batch(["4", "5"], ["4", "4"], [{"question": "2+2?"}] * 2)
+        assert server.log.requests == 2 and [v.score for v in first] == [1.0, 0.0]
+        again = judge.verify_batch(["4", "5", "6"], ["4", "4", "4"], [{"question": "2+2?"}] * 3)
+    assert server.log.requests == 3
+    assert [v.score for v in again] == [1.0, 0.0, 0.0] and [v.details["cached"] for v in again] == [True, True, False]

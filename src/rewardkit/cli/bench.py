@@ -27,6 +27,7 @@ HEADER = ("benchmark", "baseline (same run)", "baseline", "rewardkit", "unit", "
 
 
 def benches() -> dict[str, Callable[[Sizes], list[Row]]]:
+    from rewardkit.bench.judge_calls import judge_bench
     from rewardkit.bench.memory import memory_bench
     from rewardkit.bench.service import service_bench
     from rewardkit.bench.stdin_cases import code_stdin_bench
@@ -39,6 +40,7 @@ def benches() -> dict[str, Callable[[Sizes], list[Row]]]:
         "code-stdin": code_stdin_bench,
         "memory": memory_bench,
         "service": service_bench,
+        "judge": judge_bench,
     }
 
 
@@ -109,7 +111,7 @@ def _why(row: Row) -> str:
     "--only",
     "only",
     multiple=True,
-    type=click.Choice(["math", "mcq", "code-local", "code-docker", "code-stdin", "memory", "service"]),
+    type=click.Choice(["math", "mcq", "code-local", "code-docker", "code-stdin", "memory", "service", "judge"]),
     help="Run only these benchmarks (repeatable).",
 )
 @click.option("--profile", is_flag=True, help="Also print where each benchmark's time went, per stage.")

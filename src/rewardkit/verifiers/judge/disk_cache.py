@@ -61,6 +61,22 @@ class VerdictCache:
             return None
         return record if isinstance(record, dict) else None
 
+    def get_many(self, keys: list[str], chunk: int = 500) -> dict[str, dict[str, Any]]:
+        """The records stored under ``keys`` (those found), in one query per ``chunk`` keys."""
+        found: dict[str, dict[str, Any]] = {}
+        db = self._connection()
+        for start in range(0, len(keys), chunk):
+            part = keys[start : start + chunk]
+            marks = ",".join("?" * len(part))
+            for key, text in db.execute(f"SELECT key, verdict FROM verdicts WHERE key IN ({marks})", part):
+                try:
+                    record = json.loads(text)
+                except ValueError:
+                    continue
+                if isinstance(record, dict):
+                    found[key] = record
+        return found
+
     def put(self, key: str, record: dict[str, Any]) -> None:
         self._connection().execute(
             "INSERT OR REPLACE INTO verdicts (key, verdict, created) VALUES (?, ?, ?)",

@@ -77,14 +77,24 @@ class JudgeVerifier(Verifier):
 
     # -- one sample ---------------------------------------------------------------------------------------
 
-    def _verify(self, completion: Any, reference: Any, **context: Any) -> Verdict:
+    def _prepared(
+        self, completion: Any, reference: Any, context: Mapping[str, Any]
+    ) -> tuple[str, str, str, str] | None:
+        """(question, reference, answer, cache key) as the judge reads them; None when there is no answer."""
         answer = judged_text(completion)
         if answer is None:
-            return Verdict.fail(NO_ANSWER, reason="no answer after the think block (or it never closed)")
+            return None
         question = context.get("question")
         question_text = question if isinstance(question, str) else (None if question is None else str(question))
         gold = reference_text(reference)
-        key = self._key(question_text, gold, answer)
+        return question_text or "", gold, answer, self._key(question_text, gold, answer)
+
+    def _verify(self, completion: Any, reference: Any, **context: Any) -> Verdict:
+        prepared = self._prepared(completion, reference, context)
+        if prepared is None:
+            return Verdict.fail(NO_ANSWER, reason="no answer after the think block (or it never closed)")
+        question, gold, answer, key = prepared
+        question_text = question or None
         if self.cache is not None:
             record = self.cache.get(key)
             if record is not None:
@@ -163,11 +173,30 @@ class JudgeVerifier(Verifier):
     ) -> list[Verdict]:
         """The batch's calls at once, on up to ``max_concurrency`` threads (the limits hold across batches)."""
         contexts = check_batch(completions, references, contexts)
-        jobs = list(zip(completions, references, contexts, strict=False))
-        if len(jobs) <= 1:
-            return [self.verify(c, r, **(x or {})) for c, r, x in jobs]
-        with ThreadPoolExecutor(max_workers=min(self.config.max_concurrency, len(jobs))) as pool:
-            return list(pool.map(lambda job: self.verify(job[0], job[1], **(job[2] or {})), jobs))
+        jobs = list(zip(completions, references, contexts, strict=True))
+        done: dict[int, Verdict] = self._cache_hits(jobs) if self.cache is not None else {}
+        todo = [i for i in range(len(jobs)) if i not in done]
+        if len(todo) <= 1:
+            done.update({i: self.verify(jobs[i][0], jobs[i][1], **(jobs[i][2] or {})) for i in todo})
+        else:
+            with ThreadPoolExecutor(max_workers=min(self.config.max_concurrency, len(todo))) as pool:
+                fresh = pool.map(lambda i: self.verify(jobs[i][0], jobs[i][1], **(jobs[i][2] or {})), todo)
+                done.update(zip(todo, fresh, strict=True))
+        return [done[i] for i in range(len(jobs))]
+
+    def _cache_hits(self, jobs: Sequence[tuple[Any, Any, Mapping[str, Any] | None]]) -> dict[int, Verdict]:
+        """The verdicts the cache holds for ``jobs``, looked up at once on this thread (a hit needs no slot)."""
+        assert self.cache is not None
+        keys: dict[int, str] = {}
+        for i, (completion, reference, context) in enumerate(jobs):
+            try:
+                prepared = self._prepared(completion, reference, context or {})
+            except Exception:  # noqa: BLE001 - left to verify(), which turns it into a verdict
+                continue
+            if prepared is not None:
+                keys[i] = prepared[3]
+        found = self.cache.get_many(list(set(keys.values())))
+        return {i: self._verdict(found[key], cached=True) for i, key in keys.items() if key in found}
 
     def batch_metrics(self, verdicts: Sequence[Verdict]) -> dict[str, float]:
         """Usage of the calls behind ``verdicts``: tokens, cost (with prices), calls made and cache hits."""
