@@ -270,10 +270,19 @@ def _scored_chunks(
     reward: Any, samples: Iterator[Any], workers: int, batch_size: int, completion_key: str, prompt_key: str
 ) -> Iterator[Any]:
     """(rows, their reward fields), chunk by chunk."""
+    from rewardkit.rewards.groups import group_columns, row_group_key, whole_group_chunks
     from rewardkit.scoring.batch_scoring import score_chunks
 
     rows = (s.row for s in samples)
-    chunks = iter(lambda: list(itertools.islice(rows, batch_size)), [])
+    groups = group_columns(reward)
+    chunks: Iterator[list[Any]]
+    if groups is None:
+        chunks = iter(lambda: list(itertools.islice(rows, batch_size)), [])
+    else:  # a chunk ends with the group it reached --batch-size in (rows of a group are adjacent in a GRPO dump)
+        names = [k for k in groups if k]
+        chunks = whole_group_chunks(
+            rows, batch_size, lambda r: row_group_key(r.get(prompt_key), [r.get(k) for k in names])
+        )
     yield from score_chunks(reward, chunks, workers=workers, completion_key=completion_key, prompt_key=prompt_key)
 
 

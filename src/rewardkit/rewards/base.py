@@ -76,6 +76,9 @@ class Reward:
 
     #: Attributes dropped when pickling (re-created lazily in the new process).
     _transient: tuple[str, ...] = ()
+    #: True for a reward that compares the completions of one prompt with each other: callers must not split
+    #: a prompt's rows across calls (rewards/groups.py says who keeps them together, and how).
+    whole_groups: bool = False
 
     def __init__(self, name: str) -> None:
         self.__name__ = name

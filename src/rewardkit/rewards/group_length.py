@@ -1,19 +1,19 @@
 """An adaptive per-prompt length reward (Kimi k1.5's length reward): lengths judged within a prompt's group.
 
-Only correct when one call holds every completion of a prompt (TRL's reward call and rewardkit's own
-in-process scoring do; the Ray executor's chunks and the service do not yet promise it, see
-docs/length-budgets.md). A group found cut short gets None with a status, not a value from a partial group.
+Only correct when one call holds every completion of a prompt: it sets ``whole_groups``, which TRL's reward
+call, in-process scoring, the Ray executor and the service keep (rewards/groups.py). A group found cut short
+gets None with a status, not a value from a partial group.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
 from rewardkit._errors import ConfigError
 from rewardkit.rewards.base import Reward, Scored
 from rewardkit.rewards.combinators import Term
+from rewardkit.rewards.groups import prompt_groups
 from rewardkit.rewards.inputs import Batch
 from rewardkit.rewards.length_count import BudgetLength, correctness_term, judge
 
@@ -33,17 +33,12 @@ def kimi_length(length: float, shortest: float, longest: float, correct: bool) -
 
 def group_rows(batch: Batch, group_key: str | None) -> list[list[int]]:
     """The rows of each prompt, in first-seen order: rows with an identical prompt (and ``group_key`` value)."""
-    column = batch.columns.get(group_key) if group_key else None
-    if group_key and column is None:
+    if group_key and group_key not in batch.columns:
         raise ConfigError(
             f"group_length: group_key {group_key!r} is not a column of the batch; it has: "
             f"{', '.join(sorted(batch.columns)) or '(none)'}"
         )
-    groups: dict[str, list[int]] = {}
-    for i, prompt in enumerate(batch.prompts):
-        key = json.dumps([prompt, column[i] if column is not None else None], sort_keys=True, default=repr)
-        groups.setdefault(key, []).append(i)
-    return list(groups.values())
+    return prompt_groups(batch, (group_key,))
 
 
 class GroupLength(Reward):
@@ -57,6 +52,8 @@ class GroupLength(Reward):
     twice in a call): a smaller group was cut off from its rest and gets None with status
     ``incomplete_group``. Without it, a group of one gets None with status ``single_completion``.
     """
+
+    whole_groups = True
 
     def __init__(
         self,

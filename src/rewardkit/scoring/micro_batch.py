@@ -6,8 +6,9 @@ reward call, so the verifiers' worker pools see whole batches. It is loop-agnost
 ``concurrent.futures.Future`` (threads wait on it, coroutines ``await`` :meth:`score`).
 
 Only calls with the same columns are merged, so every merged call sees what it would have seen alone (a
-missing column is still a ConfigError for the call that lacks it). Like Ray chunking, merging assumes a
-reward scores each row on its own, as every built-in reward does.
+missing column is still a ConfigError for the call that lacks it). Merging assumes a reward scores each row
+on its own; a reward that compares a prompt's completions (``whole_groups``, rewards/groups.py) has each
+call scored alone, and its row isolation halves a call at group boundaries.
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ from typing import Any
 
 from rewardkit._errors import ConfigError
 from rewardkit.rewards.base import Reward, Scored, guarded_score
+from rewardkit.rewards.groups import group_columns, prompt_groups
 from rewardkit.rewards.inputs import Batch
-from rewardkit.scoring.row_isolation import Labels, score_isolating_rows, slice_scored
+from rewardkit.scoring.row_isolation import Labels, score_isolating_groups, score_isolating_rows, slice_scored
 
 log = logging.getLogger("rewardkit.micro_batch")
 
@@ -117,6 +119,8 @@ class MicroBatcher:
                 f"got {max_batch_rows}, {max_queue_rows}, {concurrency}, {max_wait}"
             )
         self.reward = reward
+        # a reward comparing a prompt's completions sees each call alone: merged, two calls' groups would mix
+        self.group_keys = group_columns(reward)
         self.max_batch_rows = max_batch_rows
         self.max_queue_rows = max_queue_rows
         self.max_wait = max_wait
@@ -278,7 +282,7 @@ class MicroBatcher:
         for call in list(self._pending):
             if call.key != first.key:
                 continue
-            if taken and rows + len(call.batch) > self.max_batch_rows:
+            if taken and (rows + len(call.batch) > self.max_batch_rows or self.group_keys is not None):
                 break
             self._pending.remove(call)
             self._dequeued(call)
@@ -328,6 +332,9 @@ class MicroBatcher:
     def _score_call(self, batch: Batch) -> Scored:
         if not self.isolate_rows:
             return self._score_batch(batch)
+        if self.group_keys is not None:
+            groups = prompt_groups(batch, self.group_keys)
+            return score_isolating_groups(self._score_batch, batch, self._known_labels(batch), groups)
         return score_isolating_rows(self._score_batch, batch, self._known_labels(batch))
 
     def _known_labels(self, batch: Batch) -> Labels:

@@ -167,10 +167,23 @@ def spec_of(
 
     if is_spec_path(reward_arg):
         with load_reward(reward_arg, dict(params or {}), reference_key) as built:  # -p with a spec: that error
+            _refuse_groups(built)
             return dict(load_spec(reward_arg)), built.name
     spec = {"reward": reward_arg, "params": dict(params)} if params else {"reward": reward_arg}
     with load_reward(spec, None, reference_key) as built:
+        _refuse_groups(built)
         return spec, built.name
+
+
+def _refuse_groups(reward: Any) -> None:
+    from rewardkit.rewards.groups import group_columns
+
+    if group_columns(reward) is not None:
+        raise ConfigError(
+            f"reward {reward.name!r} compares the completions of one prompt with each other (group_length, "
+            f"group_judge), and Ray Data's blocks cut groups apart; score it without --ray (a chunk keeps its "
+            f"groups whole) or with rk.build_reward(spec, executor='ray')"
+        )
 
 
 def score_stream(

@@ -18,6 +18,7 @@ from typing import Any, cast
 from rewardkit._errors import ConfigError
 from rewardkit._install import extra_hint
 from rewardkit.rewards.base import Reward, Scored
+from rewardkit.rewards.groups import group_columns, group_spans
 from rewardkit.rewards.inputs import Batch
 
 RAY_MISSING = f"executor 'ray' needs ray, which is not installed: {extra_hint('ray')}"
@@ -92,9 +93,11 @@ class RayReward(Reward):
 
         with build_reward(spec) as local:  # every field checked here, before any Ray work
             name = local.name
+            self.group_keys = group_columns(local)  # the chunks keep these groups whole (rewards/groups.py)
         if importlib.util.find_spec("ray") is None:
             raise ConfigError(RAY_MISSING)
         super().__init__(name)
+        self.whole_groups = self.group_keys is not None
         self.spec = dict(spec)
         self.options = {k: v for k, v in options.items() if v is not None}
         self.last_report: dict[str, Any] = {}
@@ -136,7 +139,11 @@ class RayReward(Reward):
             fleet = self._ensure_fleet()
             per_call = len(fleet.slots) * fleet.options.in_flight_per_actor
             size = self.options.get("chunk_size") or max(1, math.ceil(n / per_call))
-            bounds = [(start, min(n, start + size)) for start in range(0, n, size)]
+            groups = self.group_keys
+            if groups is None:
+                bounds = [(start, min(n, start + size)) for start in range(0, n, size)]
+            else:  # a reward comparing a prompt's completions: no chunk cuts a group
+                bounds = group_spans(batch, size, groups)
             state = _portable(batch.trainer_state)
             run = fleet.run([chunk_rows(batch, start, end, state) for start, end in bounds])
         self.last_run = run

@@ -99,3 +99,47 @@ def score_isolating_rows(score: Callable[[Batch], Scored], batch: Batch, labels:
     middle = len(batch) // 2
     halves = [batch.subset(range(middle)), batch.subset(range(middle, len(batch)))]
     return concat_scored([score_isolating_rows(score, half, labels) for half in halves], labels)
+
+
+def take_rows(scored: Scored, rows: Sequence[int]) -> Scored:
+    """The result's ``rows``, in that order (with their errors, renumbered)."""
+    position = {row: i for i, row in enumerate(rows)}
+    part = Scored(
+        values=[scored.values[r] for r in rows],
+        components={k: [v[r] for r in rows] for k, v in scored.components.items()},
+        statuses={k: [v[r] for r in rows] for k, v in scored.statuses.items()},
+        extracted={k: [v[r] for r in rows] for k, v in scored.extracted.items()},
+    )
+    errors = {position[i]: e for i, e in getattr(scored, "errors", {}).items() if i in position}
+    if errors:
+        return PartialScored(part.values, part.components, part.statuses, part.extracted, errors=errors)
+    return part
+
+
+def score_isolating_groups(
+    score: Callable[[Batch], Scored], batch: Batch, labels: Labels, groups: Sequence[Sequence[int]]
+) -> Scored:
+    """:func:`score_isolating_rows` for a reward that compares a prompt's rows: halved at group boundaries, so a
+    group is scored whole or fails whole (``groups``: each group's rows, as ``rewards.groups.prompt_groups``)."""
+    order = [i for group in groups for i in group]
+    sizes = [len(group) for group in groups]
+    grouped = _isolate_groups(score, batch.subset(order), labels, sizes)
+    where = {row: i for i, row in enumerate(order)}
+    return take_rows(grouped, [where[i] for i in range(len(batch))])
+
+
+def _isolate_groups(score: Callable[[Batch], Scored], batch: Batch, labels: Labels, sizes: Sequence[int]) -> Scored:
+    try:
+        return score(batch)
+    except (ConfigError, InfrastructureError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - a group's failure becomes its rows' status, not the batch's
+        if len(sizes) == 1:
+            return failed_rows(len(batch), labels, f"{type(exc).__name__}: {exc}")
+    half = len(sizes) // 2
+    middle = sum(sizes[:half])
+    parts = [
+        _isolate_groups(score, batch.subset(range(middle)), labels, sizes[:half]),
+        _isolate_groups(score, batch.subset(range(middle, len(batch))), labels, sizes[half:]),
+    ]
+    return concat_scored(parts, labels)
