@@ -26,6 +26,7 @@ def register_rewards(register: Register) -> None:
         TagFormat,
         ThinkFormat,
     )
+    from rewardkit.rewards.group_judge import GroupJudgeReward
     from rewardkit.rewards.group_length import GroupLength
     from rewardkit.rewards.length_budget import LengthBudget
     from rewardkit.rewards.length_rewards import CosineLength, SoftOverlong
@@ -52,6 +53,7 @@ def register_rewards(register: Register) -> None:
     register("repetition_penalty", RepetitionPenalty)
     register("length_budget", LengthBudget)
     register("group_length", GroupLength)
+    register("group_judge", GroupJudgeReward)
 
     from rewardkit.rewards.open_r1_aliases import OPEN_R1_ALIASES
 

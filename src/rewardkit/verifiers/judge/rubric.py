@@ -150,8 +150,8 @@ class RubricVerifier(JudgeVerifier):
             return {"problem": str(exc), "attempts": exc.attempts}
         parsed: RubricReply = parse(reply.content)
         tokens = {
-            "prompt_tokens": reply.prompt_tokens,
-            "completion_tokens": reply.completion_tokens,
+            "prompt_tokens": reply.prompt_tokens or 0,
+            "completion_tokens": reply.completion_tokens or 0,
             "attempts": reply.attempts,
         }
         if parsed.met is None:
@@ -193,7 +193,7 @@ class RubricVerifier(JudgeVerifier):
             "attempts": record.get("attempts", 0),
             **usage,
         }
-        cost = self._cost(usage["usage"])
+        cost = self.cost_of(usage["usage"])
         if cost is not None:
             details["cost"] = cost
         score = earned / total

@@ -150,12 +150,12 @@ class JudgeVerifier(Verifier):
             "response_format": bool(record.get("response_format")),
             **_usage(record, cached=cached),
         }
-        cost = self._cost(details["usage"])
+        cost = self.cost_of(details["usage"])
         if cost is not None:
             details["cost"] = cost
         return Verdict(1.0 if correct else 0.0, correct, OK, record["verdict"], details)
 
-    def _cost(self, usage: Mapping[str, int]) -> float | None:
+    def cost_of(self, usage: Mapping[str, int]) -> float | None:
         c = self.config
         if not (c.price_per_prompt_token or c.price_per_completion_token):
             return None
