@@ -145,3 +145,14 @@ def test_the_ray_executor_never_cuts_a_group_between_chunks(ray):
         assert remote.whole_groups
         assert remote(**call) == pytest.approx(expected)
     assert all(v is not None for v in expected)
+
+
+def test_metrics_of_a_call_scored_in_parts_add_up_and_shares_are_weighted_by_rows():
+    from rewardkit.rewards.base import merge_metrics
+    from rewardkit.scoring.ray_executor import merge
+
+    first = Scored.leaf("j", [1.0, 0.0, 1.0], metrics={"judge_prompt_tokens": 30.0, "criterion/units": 2 / 3})
+    second = Scored.leaf("j", [1.0], metrics={"judge_prompt_tokens": 12.0, "criterion/units": 0.0})
+    merged, _ = merge("j", [(first, 3), (second, 1), (None, 2)], [None, None, "actor died"])
+    assert merged.metrics == {"j": {"judge_prompt_tokens": 42.0, "criterion/units": pytest.approx(0.5)}}
+    assert merge_metrics([]) == {}

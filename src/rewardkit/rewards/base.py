@@ -60,6 +60,29 @@ class Scored:
         return Scored(self.values, re(self.components), re(self.statuses), re(self.extracted), re(self.metrics))
 
 
+#: Metric names that are shares of a call's rows (a rubric criterion's ``criterion/<name>``, the hybrid's
+#: ``judge_share``); every other metric is a sum over the call's rows (tokens, requests, cache hits, cost).
+SHARE_METRICS = ("criterion/", "judge_share")
+
+
+def merge_metrics(parts: list[tuple[dict[str, dict[str, float]], int]]) -> dict[str, dict[str, float]]:
+    """The metrics of one call scored in parts of ``rows`` rows each: sums added, shares weighted by rows."""
+    sums: dict[str, dict[str, float]] = {}
+    weights: dict[tuple[str, str], int] = {}
+    for metrics, rows in parts:
+        for label, numbers in metrics.items():
+            into = sums.setdefault(label, {})
+            for key, number in numbers.items():
+                if key.startswith(SHARE_METRICS):
+                    weights[label, key] = weights.get((label, key), 0) + rows
+                    into[key] = into.get(key, 0.0) + number * rows
+                else:
+                    into[key] = into.get(key, 0.0) + number
+    for (label, key), rows in weights.items():
+        sums[label][key] = sums[label][key] / rows if rows else 0.0
+    return sums
+
+
 def mean_of(values: list[float | None]) -> float | None:
     present = [v for v in values if v is not None and not math.isnan(v)]
     return sum(present) / len(present) if present else None

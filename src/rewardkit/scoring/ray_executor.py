@@ -17,7 +17,7 @@ from typing import Any, cast
 
 from rewardkit._errors import ConfigError
 from rewardkit._install import extra_hint
-from rewardkit.rewards.base import Reward, Scored
+from rewardkit.rewards.base import Reward, Scored, merge_metrics
 from rewardkit.rewards.groups import group_columns, group_spans
 from rewardkit.rewards.inputs import Batch
 
@@ -215,6 +215,7 @@ def merge(
             for label, values in mine.items():
                 values.extend(theirs.get(label, [None] * n))
         offset += n
+    out.metrics = merge_metrics([(scored.metrics, n) for (scored, n) in parts if scored is not None])
     if any(errors):
         labels = list(out.statuses) or [name]
         for label in labels:
