@@ -2,7 +2,7 @@
 environment, encode the rlimits, read an out-of-memory failure from stderr.
 
 Host side only. The stdlib-only supervisor shipped into a container cannot import the package and keeps its
-own copy of the rlimit encoding (``docker/supervisor.py``); it must stay equal to :func:`rlimits`.
+own copy of the rlimit encoding (``docker/container/supervisor.py``); it must stay equal to :func:`rlimits`.
 """
 
 from __future__ import annotations

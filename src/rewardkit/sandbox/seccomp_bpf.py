@@ -1,7 +1,7 @@
 """The seccomp filter both sandbox backends put on every program: one deny list, built as classic BPF.
 
 Stdlib only, and no ``from __future__`` import: docker/pool.py prepends this file to the in-container
-supervisor's source, where docker/seccomp.py adds its signal guard to the same program.
+supervisor's source (the files of docker/container/).
 
 What it denies (EPERM unless said), for x86_64 and aarch64, is what Docker's default profile denies a
 process without capabilities, plus what that profile allows but a judged program has no use for:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from rewardkit._errors import SandboxError
+from rewardkit.sandbox.docker.container import CONTAINER_FILES
 
 LABEL = "org.rewardkit.sandbox"
 POOL_LABEL = "org.rewardkit.sandbox.pool"
@@ -24,7 +25,7 @@ SUPERVISOR_SOURCE = "\n".join(
     path.read_text()
     for path in (
         *(Path(__file__).parent.parent / name for name in ("seccomp_bpf.py", "run_world.py")),
-        *(Path(__file__).with_name(name) for name in ("run_init.py", "supervisor.py", "prestart.py", "zygote.py")),
+        *(Path(__file__).parent / "container" / name for name in CONTAINER_FILES),
     )
 )
 # PID 1 of every container: reaps the orphans that killed daemons leave behind, and is the one process the

@@ -10,7 +10,7 @@ run left (double-forked daemons included) and wipes /tmp, /dev/shm, /dev/mqueue 
 that cannot be shown clean, or that died, is replaced by a fresh one. ``fresh_container_per_run=True``
 replaces the container after every run instead (slower; see BENCHMARKS.md). With ``zygote=True`` (the
 default) each container's supervisor has imported the code harness once and a code-harness job runs in
-processes forked for it before its request arrived (no interpreter start per run; ``docker/zygote.py``).
+processes forked for it before its request arrived (no interpreter start per run; ``docker/container/zygote.py``).
 See docs/sandbox-docker.md.
 
 ``DOCKER_HOST`` (and the other ``docker.from_env`` variables) choose the engine, so a remote engine works.

@@ -22,8 +22,8 @@ import socket
 import sys
 
 if "set_limits" not in globals():  # on the host; in a container the other modules are prepended
-    from rewardkit.sandbox.docker.run_init import RUN_SCRATCH, become_run_uid, build_world, fork_run
-    from rewardkit.sandbox.docker.supervisor import WORLD, read_exact, set_limits, write_files
+    from rewardkit.sandbox.docker.container.run_init import RUN_SCRATCH, become_run_uid, build_world, fork_run
+    from rewardkit.sandbox.docker.container.supervisor import WORLD, read_exact, set_limits, write_files
     from rewardkit.sandbox.run_world import LIBC, drop_privileges
 
 HARNESS_MODULES: dict = {}  # name -> module, imported once by the zygote server

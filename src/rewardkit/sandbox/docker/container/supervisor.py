@@ -24,7 +24,7 @@ import struct
 import time
 
 if "fork_run" not in globals():  # on the host; in a container the other modules are prepended
-    from rewardkit.sandbox.docker.run_init import (
+    from rewardkit.sandbox.docker.container.run_init import (
         RUN_SCRATCH,
         become_run_uid,
         build_world,

@@ -31,9 +31,9 @@ import sys
 import time
 
 if "prestart_harness" not in globals():  # on the host; in a container the other modules are prepended
-    from rewardkit.sandbox.docker.prestart import HARNESS_MODULES, HARNESS_SOURCES, prestart_harness
-    from rewardkit.sandbox.docker.run_init import RUN_SCRATCH
-    from rewardkit.sandbox.docker.supervisor import (
+    from rewardkit.sandbox.docker.container.prestart import HARNESS_MODULES, HARNESS_SOURCES, prestart_harness
+    from rewardkit.sandbox.docker.container.run_init import RUN_SCRATCH
+    from rewardkit.sandbox.docker.container.supervisor import (
         STARTED,
         WORLD,
         configure,
