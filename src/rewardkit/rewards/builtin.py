@@ -31,6 +31,7 @@ def register_rewards(register: Register) -> None:
     from rewardkit.rewards.length_budget import LengthBudget
     from rewardkit.rewards.length_rewards import CosineLength, SoftOverlong
     from rewardkit.rewards.spec import reward_factory
+    from rewardkit.rewards.tool_call_rewards import tool_call_accuracy
     from rewardkit.rewards.verifier_accuracy import verifier_accuracy
 
     for factory in (
@@ -42,6 +43,7 @@ def register_rewards(register: Register) -> None:
         judge_rewards.judge_accuracy,
         judge_rewards.hybrid_accuracy,
         judge_rewards.rubric_score,
+        tool_call_accuracy,
     ):
         register(factory.__name__, reward_factory(factory))
     register("think_format", ThinkFormat)

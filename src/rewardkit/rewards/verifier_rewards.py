@@ -76,7 +76,7 @@ def cached_verify(
     name: str,
     params: Mapping[str, Any],
     verifier: Verifier,
-    completions: list[str],
+    completions: list[Any],
     references: list[Any],
     contexts: list[dict[str, Any]],
     fresh_out: list[Verdict] | None = None,
@@ -228,7 +228,7 @@ class VerifierReward(Reward):
                         if question is not None:
                             context["question"] = question
             fresh: list[Verdict] = []
-            verdicts = self._judge([batch.texts[i] for i in rows], [references[i] for i in rows], contexts, fresh)
+            verdicts = self._judge(self._answers(batch, rows), [references[i] for i in rows], contexts, fresh)
             metrics = self.verifier.batch_metrics(fresh) if fresh else {}
             for i, verdict in zip(rows, verdicts, strict=False):
                 values[i] = None if verdict.is_infrastructure_failure else self._worth(verdict)
@@ -237,9 +237,15 @@ class VerifierReward(Reward):
             self.failures.record(statuses[i] for i in rows)
         return Scored.leaf(self.name, values, statuses, extracted, metrics)
 
+    def _answers(self, batch: Batch, rows: list[int]) -> list[Any]:
+        """What the verifier reads per row: the chat messages for one that reads them, else the text."""
+        if getattr(self.verifier, "reads_messages", False):
+            return [batch.completions[i] for i in rows]
+        return [batch.texts[i] for i in rows]
+
     def _judge(
         self,
-        texts: list[str],
+        texts: list[Any],
         references: list[Any],
         contexts: list[dict[str, Any]],
         fresh: list[Verdict] | None = None,

@@ -26,6 +26,9 @@ class Verifier(abc.ABC):
     #: True for a verifier that reads the context value ``question``: a verifier-backed reward then passes
     #: the row's prompt as text (other verifiers are not handed a keyword they did not ask for).
     uses_question: bool = False
+    #: True for a verifier that reads chat messages themselves (the tool-call verifier reads their
+    #: ``tool_calls``): a verifier-backed reward then passes each completion as given, not as its text.
+    reads_messages: bool = False
 
     def verify(self, completion: Any, reference: Any, **context: Any) -> Verdict:
         try:

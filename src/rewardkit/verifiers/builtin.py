@@ -14,6 +14,7 @@ def register_verifiers(register: Register) -> None:
     from rewardkit.verifiers.judge.verifier import JudgeVerifier
     from rewardkit.verifiers.math_answer.verifier import MathVerifier
     from rewardkit.verifiers.multiple_choice.verifier import MCQVerifier
+    from rewardkit.verifiers.tool_calls.verifier import ToolCallVerifier
 
     register("code", CodeVerifier)
     register("hybrid", HybridVerifier)
@@ -21,3 +22,4 @@ def register_verifiers(register: Register) -> None:
     register("math", MathVerifier)
     register("mcq", MCQVerifier)
     register("rubric", RubricVerifier)
+    register("tool_call", ToolCallVerifier)

@@ -27,6 +27,10 @@ class Status(str, Enum):
     INVALID_OPTION = "invalid_option"
     OPTION_MISMATCH = "option_mismatch"
     JUDGE_ERROR = "judge_error"
+    MALFORMED_CALL = "malformed_call"
+    UNKNOWN_FUNCTION = "unknown_function"
+    SCHEMA_VIOLATION = "schema_violation"
+    TOO_MANY_CALLS = "too_many_calls"
 
     __str__ = str.__str__
     __format__ = str.__format__  # type: ignore[assignment]
@@ -46,6 +50,10 @@ MEMORY_LIMIT = Status.MEMORY_LIMIT
 OUTPUT_LIMIT = Status.OUTPUT_LIMIT
 SANDBOX_ERROR = Status.SANDBOX_ERROR
 JUDGE_ERROR = Status.JUDGE_ERROR
+MALFORMED_CALL = Status.MALFORMED_CALL
+UNKNOWN_FUNCTION = Status.UNKNOWN_FUNCTION
+SCHEMA_VIOLATION = Status.SCHEMA_VIOLATION
+TOO_MANY_CALLS = Status.TOO_MANY_CALLS
 _BY_VALUE = {s.value: s for s in Status}
 
 #: Failures of the system, not of the model: a broken sandbox, a verifier bug or crashed worker, a reference
