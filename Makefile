@@ -6,7 +6,7 @@ PIP := $(BIN)/python -m pip
 # The CPU build of torch that lies on the build machines' disk; a looser pin pulls a multi-GB CUDA build.
 TORCH_PIN := torch==2.13.0
 
-.PHONY: demo test test-fast install install-dev install-lint lint format clean sandbox-image bench bench-quick
+.PHONY: demo test test-fast install install-dev install-lint lint format clean sandbox-image sandbox-image-languages bench bench-quick
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,10 @@ bench-quick: $(VENV)/.dev-installed
 # The Docker sandbox image (rewardkit-sandbox:latest); a no-op when it exists. Needs a running engine.
 sandbox-image: $(VENV)/.core-installed
 	$(BIN)/rewardkit sandbox-image
+
+# The variant with the native toolchains (gcc, g++, JDK, Go, rustc, node): rewardkit-sandbox:languages.
+sandbox-image-languages: $(VENV)/.core-installed
+	$(BIN)/rewardkit sandbox-image --languages all
 
 lint: $(VENV)/.lint-installed
 	$(BIN)/ruff check src tests examples benchmarks

@@ -4,6 +4,7 @@ The rootfs route needs no registry at all: ``debootstrap`` fetches Debian packag
 (reachable from build machines that cannot reach Docker Hub), the tree is trimmed, a non-root ``sandbox``
 user is added, and the tarball is sent to the engine with ``docker import``. The trimmed tarball is cached,
 so a second build is a plain import; an image that already exists is left alone unless ``rebuild``.
+``languages`` adds native toolchains (``image_languages.py``) and makes the ``rewardkit-sandbox:languages`` variant.
 """
 
 from __future__ import annotations
@@ -15,12 +16,18 @@ import subprocess
 import tarfile
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rewardkit._errors import SandboxError
+from rewardkit.sandbox.docker.image_languages import (
+    LANGUAGES_IMAGE,
+    LANGUAGES_LABEL,
+    language_packages,
+    parse_languages,
+)
 
 if TYPE_CHECKING:
     from docker import DockerClient
@@ -44,24 +51,36 @@ TRIM_PATHS = (
     "var/log",
 )
 
-DOCKERFILE = f"""\
+
+def dockerfile(languages: tuple[str, ...] = ()) -> str:
+    """The Dockerfile of the image holding python3 and the toolchains of ``languages``."""
+    packages = " ".join((*PACKAGES, *language_packages(languages)))
+    return f"""\
 FROM {BASE_IMAGE}
-RUN apt-get update && apt-get install -y --no-install-recommends {" ".join(PACKAGES)} \\
+RUN apt-get update && apt-get install -y --no-install-recommends {packages} \\
  && rm -rf /var/lib/apt/lists/* /usr/share/doc /usr/share/man /usr/share/locale \\
  && groupadd -g {SANDBOX_UID} sandbox && useradd -u {SANDBOX_UID} -g {SANDBOX_UID} -M -d /tmp \\
     -s /usr/sbin/nologin sandbox
-LABEL org.rewardkit.sandbox=1
+LABEL org.rewardkit.sandbox=1 {LANGUAGES_LABEL}="{",".join(languages)}"
 USER {SANDBOX_UID}
 CMD ["python3"]
 """
 
-IMPORT_CHANGES = [
-    "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-    "ENV LANG=C.UTF-8",
-    "LABEL org.rewardkit.sandbox=1",
-    f"USER {SANDBOX_UID}",
-    'CMD ["python3"]',
-]
+
+def import_changes(languages: tuple[str, ...] = ()) -> list[str]:
+    """The Dockerfile instructions ``docker import`` applies to the rootfs tarball."""
+    return [
+        "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        "ENV LANG=C.UTF-8",
+        "LABEL org.rewardkit.sandbox=1",
+        f'LABEL {LANGUAGES_LABEL}="{",".join(languages)}"',
+        f"USER {SANDBOX_UID}",
+        'CMD ["python3"]',
+    ]
+
+
+DOCKERFILE = dockerfile()
+IMPORT_CHANGES = import_changes()
 
 
 @dataclass(frozen=True)
@@ -72,6 +91,7 @@ class BuildReport:
     method: str
     seconds: float
     size_bytes: int
+    languages: tuple[str, ...] = ()
 
 
 def default_cache_dir() -> Path:
@@ -106,9 +126,21 @@ def image_size(client: DockerClient, image: str) -> int | None:
         return None
 
 
+def image_languages(client: DockerClient, image: str) -> tuple[str, ...] | None:
+    """The languages an image on the engine was built with (its label), or None when it is not there."""
+    import docker
+
+    try:
+        labels = client.images.get(image).labels or {}
+    except docker.errors.ImageNotFound:
+        return None
+    return parse_languages(labels.get(LANGUAGES_LABEL, ""))
+
+
 def build_image(
-    image: str = DEFAULT_IMAGE,
+    image: str | None = None,
     *,
+    languages: str | Iterable[str] = (),
     method: str = "auto",
     rebuild: bool = False,
     cache_dir: Path | None = None,
@@ -116,18 +148,28 @@ def build_image(
     suite: str = DEFAULT_SUITE,
     log: Callable[[str], None] = lambda _msg: None,
 ) -> BuildReport:
-    """Make sure ``image`` exists on the engine. ``method``: "auto", "dockerfile" or "rootfs"."""
+    """Make sure ``image`` exists on the engine, holding the toolchains of ``languages`` ("all", "c,go", a list).
+
+    ``image`` defaults to ``rewardkit-sandbox:latest``, or ``rewardkit-sandbox:languages`` with languages. An
+    image already there built with the same languages is left alone; one built with others is rebuilt.
+    ``method``: "auto", "dockerfile" or "rootfs".
+    """
     if method not in ("auto", "dockerfile", "rootfs"):
         raise SandboxError(f"method must be one of auto, dockerfile, rootfs; got {method!r}")
+    wanted = parse_languages(languages)
+    image = image or (LANGUAGES_IMAGE if wanted else DEFAULT_IMAGE)
     started = time.monotonic()
     client = docker_client()
     size = image_size(client, image)
-    if size is not None and not rebuild:
+    held = image_languages(client, image)
+    if size is not None and held == wanted and not rebuild:
         log(f"image {image} already exists ({size / 1e6:.0f} MB); pass --rebuild to build it again")
-        return BuildReport(image, "exists", time.monotonic() - started, size)
+        return BuildReport(image, "exists", time.monotonic() - started, size, wanted)
+    if held is not None and held != wanted:
+        log(f"image {image} holds languages [{','.join(held)}], not [{','.join(wanted)}]: building it again")
     used = None
     if method in ("auto", "dockerfile"):
-        error = _try_dockerfile(client, image, log)
+        error = _try_dockerfile(client, image, wanted, log)
         if error is None:
             used = "dockerfile"
         elif method == "dockerfile":
@@ -135,14 +177,17 @@ def build_image(
         else:
             log(f"registry unreachable from the engine ({error}); building from a local root filesystem")
     if used is None:
-        used = _build_from_rootfs(client, image, cache_dir or default_cache_dir(), mirror, suite, rebuild, log)
+        cache = cache_dir or default_cache_dir()
+        used = _build_from_rootfs(client, image, wanted, cache, mirror, suite, rebuild, log)
     seconds = time.monotonic() - started
     size = image_size(client, image) or 0
     log(f"built {image} by {used} in {seconds:.1f} s ({size / 1e6:.0f} MB)")
-    return BuildReport(image, used, seconds, size)
+    return BuildReport(image, used, seconds, size, wanted)
 
 
-def _try_dockerfile(client: DockerClient, image: str, log: Callable[[str], None]) -> str | None:
+def _try_dockerfile(
+    client: DockerClient, image: str, languages: tuple[str, ...], log: Callable[[str], None]
+) -> str | None:
     """Build from the Dockerfile; return None on success, else the reason it failed."""
     import docker
 
@@ -153,7 +198,7 @@ def _try_dockerfile(client: DockerClient, image: str, log: Callable[[str], None]
     log(f"pulled {BASE_IMAGE}; building {image} from the Dockerfile")
     context = io.BytesIO()
     with tarfile.open(fileobj=context, mode="w") as tar:
-        data = DOCKERFILE.encode()
+        data = dockerfile(languages).encode()
         info = tarfile.TarInfo("Dockerfile")
         info.size = len(data)
         tar.addfile(info, io.BytesIO(data))
@@ -168,23 +213,26 @@ def _try_dockerfile(client: DockerClient, image: str, log: Callable[[str], None]
 def _build_from_rootfs(
     client: DockerClient,
     image: str,
+    languages: tuple[str, ...],
     cache_dir: Path,
     mirror: str,
     suite: str,
     rebuild: bool,
     log: Callable[[str], None],
 ) -> str:
-    tarball = cache_dir / f"sandbox-rootfs-{suite}.tar"
+    tarball = cache_dir / "-".join(("sandbox-rootfs", suite, *languages))
+    tarball = tarball.with_name(tarball.name + ".tar")
     method = "rootfs-cached"
     if rebuild or not tarball.exists():
         method = "rootfs"
-        make_rootfs_tarball(tarball, mirror=mirror, suite=suite, log=log)
+        make_rootfs_tarball(tarball, mirror=mirror, suite=suite, languages=languages, log=log)
     else:
         log(f"using the cached root filesystem {tarball} (delete it or pass --rebuild to refresh)")
     repository, _, tag = image.rpartition(":") if ":" in image.split("/")[-1] else (image, "", "latest")
     log(f"importing {tarball.name} ({tarball.stat().st_size / 1e6:.0f} MB) as {image}")
     try:
-        client.api.import_image_from_file(str(tarball), repository=repository, tag=tag, changes=IMPORT_CHANGES)
+        changes = import_changes(languages)
+        client.api.import_image_from_file(str(tarball), repository=repository, tag=tag, changes=changes)
     except Exception as exc:  # noqa: BLE001
         raise SandboxError(f"docker import of {tarball} failed: {exc}") from None
     if image_size(client, image) is None:
@@ -197,9 +245,11 @@ def make_rootfs_tarball(
     *,
     mirror: str = DEFAULT_MIRROR,
     suite: str = DEFAULT_SUITE,
+    languages: tuple[str, ...] = (),
     log: Callable[[str], None] = lambda _msg: None,
 ) -> None:
-    """debootstrap a minimal Debian with python3, trim it, add the sandbox user, and tar it to ``tarball``."""
+    """debootstrap a minimal Debian with python3 (and the toolchains of ``languages``), trim it, add the sandbox
+    user, and tar it to ``tarball``."""
     debootstrap = shutil.which("debootstrap")
     if debootstrap is None:
         raise SandboxError(
@@ -211,7 +261,8 @@ def make_rootfs_tarball(
     tarball.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="rk-rootfs-", dir=tarball.parent) as work:
         root = Path(work) / "root"
-        cmd = [debootstrap, "--variant=minbase", f"--include={','.join(PACKAGES)}", suite, str(root), mirror]
+        include = ",".join((*PACKAGES, *language_packages(languages)))
+        cmd = [debootstrap, "--variant=minbase", f"--include={include}", suite, str(root), mirror]
         log("running " + " ".join(cmd))
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
