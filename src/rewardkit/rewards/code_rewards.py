@@ -40,6 +40,7 @@ class CodeReward(VerifierReward):
         reference_key: str | Sequence[str] = CODE_REFERENCE_KEYS,
         context_keys: Mapping[str, str] | None = None,
         value: str = "score",
+        turns: str = "final",
         max_infrastructure_failure_rate: float | None = DEFAULT_MAX_RATE,
         infrastructure_failure_window: int = DEFAULT_WINDOW,
     ) -> None:
@@ -50,6 +51,7 @@ class CodeReward(VerifierReward):
             reference_key=reference_key,
             context_keys={**{c: c for c in CONTEXT_COLUMNS}, "prompt": "prompt", **(context_keys or {})},
             value=value,
+            turns=turns,
             max_infrastructure_failure_rate=max_infrastructure_failure_rate,
             infrastructure_failure_window=infrastructure_failure_window,
         )
@@ -74,6 +76,7 @@ def code_pass_rate(
     reference_key: str | Sequence[str] = CODE_REFERENCE_KEYS,
     context_keys: Mapping[str, str] | None = None,
     sandbox: str = "local",
+    turns: str = "final",
     max_infrastructure_failure_rate: float | None = DEFAULT_MAX_RATE,
     infrastructure_failure_window: int = DEFAULT_WINDOW,
     **verifier_params: Any,
@@ -84,6 +87,7 @@ def code_pass_rate(
         verifier_params={"sandbox": sandbox, **verifier_params},
         reference_key=reference_key,
         context_keys=context_keys,
+        turns=turns,
         max_infrastructure_failure_rate=max_infrastructure_failure_rate,
         infrastructure_failure_window=infrastructure_failure_window,
     )
@@ -94,6 +98,7 @@ def code_all_pass(
     reference_key: str | Sequence[str] = CODE_REFERENCE_KEYS,
     context_keys: Mapping[str, str] | None = None,
     sandbox: str = "local",
+    turns: str = "final",
     max_infrastructure_failure_rate: float | None = DEFAULT_MAX_RATE,
     infrastructure_failure_window: int = DEFAULT_WINDOW,
     **verifier_params: Any,
@@ -105,6 +110,7 @@ def code_all_pass(
         reference_key=reference_key,
         context_keys=context_keys,
         value="correct",
+        turns=turns,
         max_infrastructure_failure_rate=max_infrastructure_failure_rate,
         infrastructure_failure_window=infrastructure_failure_window,
     )

@@ -47,6 +47,22 @@ def completion_text(completion: Any) -> str:
     return "\n".join(parts)
 
 
+def final_turn(completion: Any) -> Any:
+    """A chat completion cut to its final assistant turn (a one-message list; ``[]`` when it has none); a
+    string, or anything else, as it is. The final turn is the last assistant message with content, reasoning
+    or tool calls: a verifier judges the answer the model ended on, not a draft in an earlier turn."""
+    if completion is None or isinstance(completion, (str, Mapping)) or not isinstance(completion, Sequence):
+        return completion
+    for message in reversed(completion):
+        if isinstance(message, str):
+            if message:
+                return [message]
+        elif isinstance(message, Mapping) and message.get("role", "assistant") == "assistant":
+            if any(message.get(k) for k in ("content", "reasoning_content", "reasoning", "tool_calls")):
+                return [message]
+    return []
+
+
 def prompt_text(prompt: Any) -> str | None:
     """A row's prompt as the text a judge reads: a string as is; chat messages without the system turns,
     a single remaining message as its content, several as ``role: content`` paragraphs. None when empty."""
@@ -91,6 +107,7 @@ class Batch:
     log_extra: Callable[[str, list[Any]], None] | None = None
     trainer_state: Any = None
     _texts: list[str] | None = field(default=None, repr=False)
+    _final_texts: list[str] | None = field(default=None, repr=False)
 
     @classmethod
     def from_call(cls, prompts: Any, completions: Any, kwargs: Mapping[str, Any]) -> Batch:
@@ -124,6 +141,13 @@ class Batch:
         if self._texts is None:
             self._texts = [completion_text(c) for c in self.completions]
         return self._texts
+
+    @property
+    def final_texts(self) -> list[str]:
+        """Per row, the text of the final assistant turn (all of it for a plain string completion)."""
+        if self._final_texts is None:
+            self._final_texts = [completion_text(final_turn(c)) for c in self.completions]
+        return self._final_texts
 
     def column(self, keys: str | Sequence[str], *, reward: str, required: bool = True) -> list[Any]:
         """Per row, the value of the first of ``keys`` that the batch has and that is not None there."""

@@ -13,6 +13,7 @@ def tool_call_accuracy(
     *,
     reference_key: str | Sequence[str] = (*DEFAULT_REFERENCE_KEYS, "ground_truth", "reference_calls"),
     tools_key: str = "tools",
+    turns: str = "final",
     max_infrastructure_failure_rate: float | None = DEFAULT_MAX_RATE,
     infrastructure_failure_window: int = DEFAULT_WINDOW,
     **verifier_params: Any,
@@ -26,6 +27,7 @@ def tool_call_accuracy(
         verifier_params=verifier_params,
         reference_key=reference_key,
         context_keys={"tools": tools_key},
+        turns=turns,
         max_infrastructure_failure_rate=max_infrastructure_failure_rate,
         infrastructure_failure_window=infrastructure_failure_window,
     )

@@ -18,6 +18,7 @@ def verifier_accuracy(
     reference_key: str | Sequence[str] = DEFAULT_REFERENCE_KEYS,
     context_keys: Mapping[str, str] | None = None,
     value: str = "score",
+    turns: str = "final",
     max_infrastructure_failure_rate: float | None = DEFAULT_MAX_RATE,
     infrastructure_failure_window: int = DEFAULT_WINDOW,
     **verifier_params: Any,
@@ -42,6 +43,7 @@ def verifier_accuracy(
             reference_key=reference_key,
             context_keys=context_keys,
             value=value,
+            turns=turns,
             max_infrastructure_failure_rate=max_infrastructure_failure_rate,
             infrastructure_failure_window=infrastructure_failure_window,
         )
@@ -52,6 +54,7 @@ def verifier_accuracy(
         reference_key=reference_key,
         context_keys=context_keys,
         value=value,
+        turns=turns,
         max_infrastructure_failure_rate=max_infrastructure_failure_rate,
         infrastructure_failure_window=infrastructure_failure_window,
     )

@@ -144,6 +144,13 @@ def check_verifier_params(reward: str, verifier: str, params: Mapping[str, Any])
         raise ConfigError(f"reward {reward!r}: {exc}") from None
 
 
+def _reads_messages(verifier: str) -> bool:
+    from rewardkit.plugins.manager import default_host
+
+    registry = default_host().registries.verifiers
+    return verifier in registry and bool(getattr(registry.get(verifier), "reads_messages", False))
+
+
 class VerifierReward(Reward):
     """Score each completion with a registered verifier against its row's reference.
 
@@ -158,6 +165,11 @@ class VerifierReward(Reward):
     but gets None.
     When more than ``max_infrastructure_failure_rate`` of the last ``infrastructure_failure_window`` judged
     rows failed that way, scoring raises :class:`~rewardkit.InfrastructureError` (None: never).
+
+    ``turns``: for a multi-turn chat completion, the verifier reads the ``final`` assistant turn (default: an
+    answer drafted in an earlier turn is not read as a second answer, a hedge) or ``all`` of them joined. A
+    verifier that reads the messages themselves (``tool_call``) gets them whole, with ``turns`` as its own
+    parameter unless ``verifier_params`` sets it.
     """
 
     _transient = ("_verifier",)
@@ -171,10 +183,13 @@ class VerifierReward(Reward):
         reference_key: str | Sequence[str] = DEFAULT_REFERENCE_KEYS,
         context_keys: Mapping[str, str] | None = None,
         value: str = "score",
+        turns: str = "final",
         max_infrastructure_failure_rate: float | None = DEFAULT_MAX_RATE,
         infrastructure_failure_window: int = DEFAULT_WINDOW,
     ) -> None:
         super().__init__(name)
+        if turns not in ("final", "all"):
+            raise ConfigError(f"reward {name!r}: turns must be 'final' or 'all', got {turns!r}")
         if not isinstance(verifier, str) or not verifier:
             raise ConfigError(f"reward {name!r}: verifier must be a registered verifier name, got {verifier!r}")
         if value not in ("score", "correct"):
@@ -192,6 +207,9 @@ class VerifierReward(Reward):
                 f"reward {name!r}: context_keys must map verifier context names to column names, got {context_keys!r}"
             )
         self.verifier_params = dict(verifier_params or {})
+        self.turns = turns
+        if _reads_messages(verifier) and "turns" not in self.verifier_params:
+            self.verifier_params["turns"] = turns
         check_verifier_params(name, verifier, self.verifier_params)
         self.verifier_name = verifier
         self.reference_key = reference_key
@@ -241,7 +259,8 @@ class VerifierReward(Reward):
         """What the verifier reads per row: the chat messages for one that reads them, else the text."""
         if getattr(self.verifier, "reads_messages", False):
             return [batch.completions[i] for i in rows]
-        return [batch.texts[i] for i in rows]
+        texts = batch.final_texts if self.turns == "final" else batch.texts
+        return [texts[i] for i in rows]
 
     def _judge(
         self,
@@ -294,6 +313,7 @@ class VerifierReward(Reward):
 def math_accuracy(
     *,
     reference_key: str | Sequence[str] = DEFAULT_REFERENCE_KEYS,
+    turns: str = "final",
     max_infrastructure_failure_rate: float | None = DEFAULT_MAX_RATE,
     infrastructure_failure_window: int = DEFAULT_WINDOW,
     **verifier_params: Any,
@@ -304,6 +324,7 @@ def math_accuracy(
         "math",
         verifier_params=verifier_params,
         reference_key=reference_key,
+        turns=turns,
         max_infrastructure_failure_rate=max_infrastructure_failure_rate,
         infrastructure_failure_window=infrastructure_failure_window,
     )
@@ -314,6 +335,7 @@ def mcq_accuracy(
     reference_key: str | Sequence[str] = (*DEFAULT_REFERENCE_KEYS, "answerKey"),
     options_key: str = "options",
     choices_key: str = "choices",
+    turns: str = "final",
     max_infrastructure_failure_rate: float | None = DEFAULT_MAX_RATE,
     infrastructure_failure_window: int = DEFAULT_WINDOW,
     **verifier_params: Any,
@@ -326,6 +348,7 @@ def mcq_accuracy(
         verifier_params=verifier_params,
         reference_key=reference_key,
         context_keys={"options": options_key, "choices": choices_key},
+        turns=turns,
         max_infrastructure_failure_rate=max_infrastructure_failure_rate,
         infrastructure_failure_window=infrastructure_failure_window,
     )

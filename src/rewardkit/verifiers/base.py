@@ -113,9 +113,10 @@ def is_missing_reference(reference: Any) -> bool:
         return False
 
 
-def assistant_text(completion: Any) -> str:
-    """The text of a completion given as a string or as chat messages (assistant turns joined), as a
-    verifier reads it: unlike ``rewards.inputs.completion_text`` it leaves reasoning content out."""
+def assistant_text(completion: Any, turns: str = "final") -> str:
+    """The text of a completion given as a string or as chat messages, as a verifier reads it: the final
+    assistant turn (the last one with text), or every assistant turn joined (``turns="all"``). Unlike
+    ``rewards.inputs.completion_text`` it leaves reasoning content out."""
     if completion is None:
         return ""
     if isinstance(completion, str):
@@ -137,7 +138,7 @@ def assistant_text(completion: Any) -> str:
                     parts.append(str(content))
             elif isinstance(message, str):
                 parts.append(message)
-        return "\n".join(parts)
+        return "\n".join(parts if turns == "all" else parts[-1:])
     return str(completion)
 
 
