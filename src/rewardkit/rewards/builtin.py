@@ -19,6 +19,7 @@ from rewardkit.plugins.hookspecs import Register
 def register_rewards(register: Register) -> None:
     from rewardkit.rewards import code_rewards, judge_rewards
     from rewardkit.rewards import verifier_rewards as vr
+    from rewardkit.rewards.environment_reward import EnvironmentReward
     from rewardkit.rewards.format_rewards import (
         ReasoningSteps,
         RepetitionPenalty,
@@ -56,6 +57,7 @@ def register_rewards(register: Register) -> None:
     register("length_budget", LengthBudget)
     register("group_length", GroupLength)
     register("group_judge", GroupJudgeReward)
+    register("environment_reward", EnvironmentReward)
 
     from rewardkit.rewards.open_r1_aliases import OPEN_R1_ALIASES
 

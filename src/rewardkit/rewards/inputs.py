@@ -106,6 +106,8 @@ class Batch:
     log_metric: Callable[[str, float], None] | None = None
     log_extra: Callable[[str, list[Any]], None] | None = None
     trainer_state: Any = None
+    #: TRL's per-rollout environment instances (``GRPOTrainer(environment_factory=...)``), when it passed them.
+    environments: list[Any] | None = None
     _texts: list[str] | None = field(default=None, repr=False)
     _final_texts: list[str] | None = field(default=None, repr=False)
 
@@ -123,6 +125,7 @@ class Batch:
             if isinstance(value, (list, tuple)) and len(value) == n:
                 columns[key] = list(value)
         ids = kwargs.get("completion_ids")
+        environments = kwargs.get("environments")
         return cls(
             completions=completions,
             prompts=prompts,
@@ -131,6 +134,7 @@ class Batch:
             log_metric=kwargs.get("log_metric"),
             log_extra=kwargs.get("log_extra"),
             trainer_state=kwargs.get("trainer_state"),
+            environments=list(environments) if isinstance(environments, Sequence) and len(environments) == n else None,
         )
 
     def __len__(self) -> int:
@@ -181,5 +185,6 @@ class Batch:
             log_metric=self.log_metric,
             log_extra=self.log_extra,
             trainer_state=self.trainer_state,
+            environments=[self.environments[i] for i in indices] if self.environments is not None else None,
             _texts=[self.texts[i] for i in indices],
         )

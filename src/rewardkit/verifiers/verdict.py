@@ -31,6 +31,7 @@ class Status(str, Enum):
     UNKNOWN_FUNCTION = "unknown_function"
     SCHEMA_VIOLATION = "schema_violation"
     TOO_MANY_CALLS = "too_many_calls"
+    ENVIRONMENT_ERROR = "environment_error"
 
     __str__ = str.__str__
     __format__ = str.__format__  # type: ignore[assignment]
@@ -54,12 +55,14 @@ MALFORMED_CALL = Status.MALFORMED_CALL
 UNKNOWN_FUNCTION = Status.UNKNOWN_FUNCTION
 SCHEMA_VIOLATION = Status.SCHEMA_VIOLATION
 TOO_MANY_CALLS = Status.TOO_MANY_CALLS
+ENVIRONMENT_ERROR = Status.ENVIRONMENT_ERROR
 _BY_VALUE = {s.value: s for s in Status}
 
 #: Failures of the system, not of the model: a broken sandbox, a verifier bug or crashed worker, a reference
-#: that holds no answer, a judge model that could not be reached or gave no readable verdict. A reward gives
+#: that holds no answer, a judge model that could not be reached or gave no readable verdict, an environment
+#: whose own reward method failed. A reward gives
 #: such a row None (no reward), never 0.0, so the policy is not pushed away from a completion nobody judged.
-INFRASTRUCTURE_STATUSES = frozenset({SANDBOX_ERROR, ERROR, INVALID_REFERENCE, JUDGE_ERROR})
+INFRASTRUCTURE_STATUSES = frozenset({SANDBOX_ERROR, ERROR, INVALID_REFERENCE, JUDGE_ERROR, ENVIRONMENT_ERROR})
 #: Infrastructure failures worth a second try before the row is given up (a container that died mid-run).
 RETRIED_STATUSES = frozenset({SANDBOX_ERROR})
 
@@ -67,9 +70,8 @@ RETRIED_STATUSES = frozenset({SANDBOX_ERROR})
 def is_infrastructure_failure(status: object) -> bool:
     """Whether a verdict status is the system's failure, not the model's: such a row earns no reward (None).
 
-    True for ``sandbox_error``, ``error``, ``invalid_reference`` and ``judge_error``; False for every status the
-    model earned
-    (``ok``, ``no_answer``, ``hedged``, ``timeout``, ``compile_error``, ...), for None and for a plugin's own
+    True for ``sandbox_error``, ``error``, ``invalid_reference``, ``judge_error`` and ``environment_error``;
+    False for every status the model earned (``ok``, ``no_answer``, ``hedged``, ``timeout``, ``compile_error``, ...), for None and for a plugin's own
     status strings.
     """
     return isinstance(status, str) and status in INFRASTRUCTURE_STATUSES
