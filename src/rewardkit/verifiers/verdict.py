@@ -71,8 +71,8 @@ def is_infrastructure_failure(status: object) -> bool:
     """Whether a verdict status is the system's failure, not the model's: such a row earns no reward (None).
 
     True for ``sandbox_error``, ``error``, ``invalid_reference``, ``judge_error`` and ``environment_error``;
-    False for every status the model earned (``ok``, ``no_answer``, ``hedged``, ``timeout``, ``compile_error``, ...), for None and for a plugin's own
-    status strings.
+    False for every status the model earned (``ok``, ``no_answer``, ``hedged``, ``timeout``, ``compile_error``,
+    ...), for None and for a plugin's own status strings.
     """
     return isinstance(status, str) and status in INFRASTRUCTURE_STATUSES
 
