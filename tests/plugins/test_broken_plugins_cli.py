@@ -40,6 +40,7 @@ def test_plugins_json_lists_every_broken_plugin_and_everything_else(paths):
     assert rows["rewardkit.verifiers.builtin"]["registered"]["verifier"] == [
         "code",
         "hybrid",
+        "ifeval",
         "judge",
         "math",
         "mcq",

@@ -17,7 +17,7 @@ from rewardkit.plugins.hookspecs import Register
 
 @hookimpl
 def register_rewards(register: Register) -> None:
-    from rewardkit.rewards import code_rewards, judge_rewards
+    from rewardkit.rewards import code_rewards, ifeval_rewards, judge_rewards
     from rewardkit.rewards import verifier_rewards as vr
     from rewardkit.rewards.environment_reward import EnvironmentReward
     from rewardkit.rewards.format_rewards import (
@@ -40,6 +40,7 @@ def register_rewards(register: Register) -> None:
         vr.mcq_accuracy,
         code_rewards.code_pass_rate,
         code_rewards.code_all_pass,
+        ifeval_rewards.ifeval_accuracy,
         verifier_accuracy,
         judge_rewards.judge_accuracy,
         judge_rewards.hybrid_accuracy,

@@ -9,6 +9,7 @@ from rewardkit.plugins.hookspecs import Register
 @hookimpl
 def register_verifiers(register: Register) -> None:
     from rewardkit.verifiers.code_tests.verifier import CodeVerifier
+    from rewardkit.verifiers.instruction_following.verifier import IFEvalVerifier
     from rewardkit.verifiers.judge.hybrid import HybridVerifier
     from rewardkit.verifiers.judge.rubric import RubricVerifier
     from rewardkit.verifiers.judge.verifier import JudgeVerifier
@@ -18,6 +19,7 @@ def register_verifiers(register: Register) -> None:
 
     register("code", CodeVerifier)
     register("hybrid", HybridVerifier)
+    register("ifeval", IFEvalVerifier)
     register("judge", JudgeVerifier)
     register("math", MathVerifier)
     register("mcq", MCQVerifier)

@@ -1,0 +1,157 @@
+"""The ``ifeval`` verifier against IFEval's reference implementation, instruction by instruction.
+
+    .venv/bin/python benchmarks/bench_ifeval_agreement.py --data DIR [--write BENCHMARKS.md]
+
+``DIR`` holds IFEval's files (google-research's ``instruction_following_eval/data``): ``input_data.jsonl``
+(prompts, instruction ids, kwargs), one or more ``input_response_data_*.jsonl`` (a model's responses) and,
+per response file, the reference's verdicts on it: ``eval_results_strict.jsonl`` and
+``eval_results_loose.jsonl`` as ``evaluation_main.py`` writes them (``follow_instruction_list`` per prompt),
+either beside the responses or in a folder named after the response file's stem. The reference needs NLTK's
+Punkt data to run; here its written verdicts are compared, so nothing of it runs in this process.
+
+For each mode it reports the share of instructions on which both say the same, the prompt-level and
+instruction-level accuracies each gives, and every disagreement by instruction id (with the first few
+prompts), so a cause can be read off.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from rewardkit.verifiers.instruction_following import IFEvalVerifier
+
+SECTION = "## Instruction following vs IFEval's reference (benchmarks/bench_ifeval_agreement.py)"
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def reference_verdicts(data: Path, responses: Path, mode: str) -> dict[str, list[bool]] | None:
+    name = f"eval_results_{mode}.jsonl"
+    for folder in (data / responses.stem, data / "test_output", data):
+        if (folder / name).exists():
+            return {row["prompt"]: row["follow_instruction_list"] for row in read_jsonl(folder / name)}
+    return None
+
+
+def compare(data: Path, responses_file: Path, mode: str) -> dict[str, Any] | None:
+    expected = reference_verdicts(data, responses_file, mode)
+    if expected is None:
+        return None
+    inputs = {row["prompt"]: row for row in read_jsonl(data / "input_data.jsonl")}
+    responses = {row["prompt"]: row["response"] for row in read_jsonl(responses_file)}
+    verifier = IFEvalVerifier(mode=mode, strip_think=False)
+    agree = total = ours_prompt = theirs_prompt = ours_inst = theirs_inst = 0
+    by_id: dict[str, Counter[str]] = defaultdict(Counter)
+    examples: dict[str, list[str]] = defaultdict(list)
+    started = time.perf_counter()
+    judged = 0
+    for prompt, theirs in expected.items():
+        row, response = inputs.get(prompt), responses.get(prompt)
+        if row is None or response is None:
+            continue
+        verdict = verifier.verify(response, row["instruction_id_list"], kwargs=row["kwargs"], prompt=prompt)
+        judged += 1
+        ours = [i["followed"] for i in verdict.details.get("instructions", [])] or [False] * len(theirs)
+        ours_prompt += all(ours)
+        theirs_prompt += all(theirs)
+        for instruction, mine, ref in zip(row["instruction_id_list"], ours, theirs, strict=True):
+            total += 1
+            ours_inst += mine
+            theirs_inst += ref
+            by_id[instruction]["total"] += 1
+            if mine == ref:
+                agree += 1
+            else:
+                by_id[instruction]["ours_only" if mine else "theirs_only"] += 1
+                if len(examples[instruction]) < 3:
+                    examples[instruction].append(prompt[:70])
+    elapsed = time.perf_counter() - started
+    return {
+        "mode": mode,
+        "prompts": judged,
+        "instructions": total,
+        "agree": agree,
+        "ours_prompt": ours_prompt / judged,
+        "theirs_prompt": theirs_prompt / judged,
+        "ours_inst": ours_inst / total,
+        "theirs_inst": theirs_inst / total,
+        "by_id": by_id,
+        "examples": examples,
+        "seconds": elapsed,
+    }
+
+
+def report(results: list[tuple[str, dict[str, Any]]]) -> str:
+    lines = [
+        SECTION,
+        "",
+        "`.venv/bin/python benchmarks/bench_ifeval_agreement.py --data DIR` judges IFEval's published model",
+        "responses with the `ifeval` verifier (strict and loose) and compares each instruction's verdict with",
+        "the reference implementation's written verdicts on the same responses.",
+        "",
+        "| responses | mode | instructions | agreement | prompt acc. ours / theirs | instruction acc. ours / theirs |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, r in results:
+        lines.append(
+            f"| {name} | {r['mode']} | {r['instructions']} | {r['agree'] / r['instructions']:.2%} "
+            f"({r['instructions'] - r['agree']} differ) | {r['ours_prompt']:.2%} / {r['theirs_prompt']:.2%} "
+            f"| {r['ours_inst']:.2%} / {r['theirs_inst']:.2%} |"
+        )
+    lines += ["", "Disagreements by instruction id (ours followed / only theirs followed):", ""]
+    lines += [
+        "| responses | mode | instruction id | of | ours only | theirs only |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, r in results:
+        for instruction, counts in sorted(r["by_id"].items()):
+            if counts["ours_only"] or counts["theirs_only"]:
+                lines.append(
+                    f"| {name} | {r['mode']} | `{instruction}` | {counts['total']} | {counts['ours_only']} "
+                    f"| {counts['theirs_only']} |"
+                )
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, required=True, help="folder with IFEval's data files")
+    parser.add_argument("--write", type=Path, help="replace this section of a markdown file with the report")
+    parser.add_argument("--examples", action="store_true", help="print prompts where the verdicts differ")
+    args = parser.parse_args()
+    results = []
+    for responses in sorted(args.data.glob("input_response_data_*.jsonl")):
+        for mode in ("strict", "loose"):
+            result = compare(args.data, responses, mode)
+            if result is None:
+                print(f"{responses.name}: no eval_results_{mode}.jsonl for it; skipped", file=sys.stderr)
+                continue
+            results.append((responses.stem.removeprefix("input_response_data_"), result))
+            if args.examples:
+                for instruction, prompts in sorted(result["examples"].items()):
+                    print(mode, instruction, *prompts, sep="\n    ")
+    if not results:
+        print("no response file with reference verdicts found", file=sys.stderr)
+        return 1
+    text = report(results)
+    print(text)
+    if args.write:
+        old = args.write.read_text(encoding="utf-8") if args.write.exists() else ""
+        start = old.find(SECTION)
+        if start >= 0:
+            end = old.find("\n## ", start + len(SECTION))
+            old = old[:start] + old[end + 1 :] if end >= 0 else old[:start]
+        args.write.write_text(old.rstrip("\n") + "\n\n" + text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
