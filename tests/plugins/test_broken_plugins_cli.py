@@ -116,7 +116,7 @@ def test_asking_for_a_name_a_broken_plugin_may_provide_says_it_failed_to_load(pa
     done = run_cli(["verify", "halfway", "-r", "x", "x"], *paths)
     assert done.returncode == 1
     [error] = [line for line in done.stderr.splitlines() if line.startswith("Error: ")]
-    registered = "code, exact, hybrid, judge, math, mcq, rubric, tool_call"
+    registered = "code, exact, hybrid, ifeval, judge, math, mcq, rubric, tool_call"
     assert error.startswith(f"Error: unknown verifier 'halfway'; registered verifiers: {registered}.")
     assert "A plugin that may provide it failed to load: plugin 'import-boom' (" in error
     assert "plugin 'half-done' (entry point 'half-done = rewardkit_hook_raises_plugin'" in error
