@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.verifiers.ifeval_cases import OWN_CASES, REFERENCE_CASES
+from tests.verifiers.ifeval_cases import EXTENDED_CASES, OWN_CASES, REFERENCE_CASES
 
 import rewardkit as rk
 from rewardkit.verifiers.instruction_following import IFEvalVerifier
@@ -28,14 +28,17 @@ IFEVAL_IDS = {
 }  # fmt: skip
 
 
+ALL_CASES = REFERENCE_CASES + OWN_CASES + EXTENDED_CASES
+
+
 def strict() -> IFEvalVerifier:
     return IFEvalVerifier()
 
 
 @pytest.mark.parametrize(
     ("instruction", "kwargs", "response", "followed"),
-    [case[1:] for case in REFERENCE_CASES + OWN_CASES],
-    ids=[case[0] for case in REFERENCE_CASES + OWN_CASES],
+    [case[1:] for case in ALL_CASES],
+    ids=[case[0] for case in ALL_CASES],
 )
 def test_each_instruction_is_checked_as_ifeval_defines_it(instruction, kwargs, response, followed):
     verdict = strict().verify(response, [instruction], kwargs=[kwargs])
@@ -44,11 +47,11 @@ def test_each_instruction_is_checked_as_ifeval_defines_it(instruction, kwargs, r
     assert verdict.correct is followed and verdict.score == float(followed)
 
 
-def test_every_ifeval_id_is_known_and_has_a_passing_and_a_failing_case():
+def test_every_known_id_has_a_passing_and_a_failing_case():
     assert IFEVAL_IDS <= set(CHECKS)
-    cases = REFERENCE_CASES + OWN_CASES
-    for instruction in IFEVAL_IDS:
-        outcomes = {followed for _, i, _, _, followed in cases if i == instruction}
+    assert len(CHECKS) == 54  # IFEval's 25 and open-instruct's 29
+    for instruction in CHECKS:
+        outcomes = {followed for _, i, _, _, followed in ALL_CASES if i == instruction}
         assert outcomes == {True, False}, instruction
 
 
