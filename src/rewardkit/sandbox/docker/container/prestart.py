@@ -20,17 +20,20 @@ import json
 import os
 import socket
 import sys
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any, NoReturn
 
 if "set_limits" not in globals():  # on the host; in a container the other modules are prepended
     from rewardkit.sandbox.docker.container.run_init import RUN_SCRATCH, become_run_uid, build_world, fork_run
     from rewardkit.sandbox.docker.container.supervisor import WORLD, read_exact, set_limits, write_files
     from rewardkit.sandbox.run_world import LIBC, drop_privileges
 
-HARNESS_MODULES: dict = {}  # name -> module, imported once by the zygote server
-HARNESS_SOURCES: dict = {}  # name -> bytes, written into each run's scratch dir
+HARNESS_MODULES: dict[str, ModuleType] = {}  # name -> module, imported once by the zygote server
+HARNESS_SOURCES: dict[str, bytes] = {}  # name -> bytes, written into each run's scratch dir
 
 
-def prestart_harness(uid):
+def prestart_harness(uid: int) -> dict[str, int]:
     """Fork the run's PID 1 (which forks its first candidate process); return its handles."""
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
@@ -38,7 +41,7 @@ def prestart_harness(uid):
     setup_r, setup_w = os.pipe()
     report_r, report_w = os.pipe()
 
-    def child():
+    def child() -> None:
         try:
             become_harness(uid, {0: in_r, 1: out_w, 2: err_w, 3: setup_r, 4: report_w})
         except BaseException as exc:  # noqa: BLE001 - report it; never return into the template's code
@@ -61,7 +64,7 @@ def prestart_harness(uid):
     }
 
 
-def place_fds(mapping):
+def place_fds(mapping: dict[int, int]) -> None:
     """Make ``mapping`` (target fd -> current fd) this process's only open fds."""
     top = max(mapping)
     high = {target: fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, top + 1) for target, fd in mapping.items()}
@@ -76,7 +79,7 @@ def place_fds(mapping):
                 pass
 
 
-def become_harness(uid, fds):
+def become_harness(uid: int, fds: dict[int, int]) -> NoReturn:
     place_fds(fds)
     os.setsid()
     build_world(WORLD["scratch_bytes"], WORLD["shm_bytes"])
@@ -104,12 +107,12 @@ def become_harness(uid, fds):
         os._exit(1)
 
 
-def hand_first_start_to(supervisor, sock, runner_pid, limits):
+def hand_first_start_to(supervisor: ModuleType, sock: socket.socket, runner_pid: int, limits: dict[str, Any]) -> None:
     """Make the supervisor's first start of the runner use the pre-forked candidate process
     (``code_procs.PRESTARTED``, as the local zygote does)."""
     procs = HARNESS_MODULES["code_procs"]
 
-    def start(args, stdin, stdout, stderr, keep):
+    def start(args: Sequence[object], stdin: int, stdout: int, stderr: int, keep: Sequence[int]) -> int | None:
         spec = {
             "argv": [str(a) for a in args],
             "keep": [int(fd) for fd in keep],
@@ -126,7 +129,7 @@ def hand_first_start_to(supervisor, sock, runner_pid, limits):
     procs.PRESTARTED[:] = [(getattr(supervisor, "RUNNER", None), start, runner_pid)]
 
 
-def wait_as_runner(sock, uid):
+def wait_as_runner(sock: socket.socket, uid: int) -> NoReturn:
     """The pre-forked candidate process: the run uid at once, wait for the supervisor's start, then be the
     runner. Never returns."""
     code = 1

@@ -19,6 +19,7 @@ namespaces are never the run's.
 import os
 import socket
 import stat
+from collections.abc import Callable, Iterable
 
 if "enter_namespaces" not in globals():  # on the host; in a container run_world.py is prepended
     from rewardkit.sandbox.run_world import (
@@ -46,10 +47,10 @@ RUN_SCRATCH = "/tmp/run"
 # and task counters every run of the container moves). Docker's read-only binds of /proc/sys and the like are
 # not made again: a run is never root and holds no capability, so those files are not its to write anyway.
 MASKED_PATHS = ("/proc/kcore", "/proc/keys", "/proc/timer_list", "/proc/sched_debug", "/sys/firmware", "/sys/fs/cgroup")
-_PID_NS = []
+_PID_NS: list[int] = []
 
 
-def fork_run(child):
+def fork_run(child: Callable[[], None]) -> int:
     """Fork ``child()`` as PID 1 of a new PID namespace (it must never return), in a network namespace no run has
     used; its pid, as we see it."""
     if not _PID_NS:
@@ -69,7 +70,7 @@ def fork_run(child):
     return pid
 
 
-def build_world(scratch_bytes, shm_bytes):
+def build_world(scratch_bytes: int, shm_bytes: int) -> None:
     """As the run's PID 1, still root: the namespaces and mounts described above; the scratch dir made."""
     enter_namespaces(network=False)  # our parent's, unused by any run (fresh_network)
     mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
@@ -85,7 +86,9 @@ def build_world(scratch_bytes, shm_bytes):
     os.chmod(RUN_SCRATCH, 0o1777)
 
 
-def become_run_uid(uid, gid, apply_limits, load_filter):
+def become_run_uid(
+    uid: int, gid: int, apply_limits: Callable[[], None], load_filter: Callable[[], None] | None
+) -> None:
     """The run's uid for good: rlimits, no_new_privs, the seccomp deny list, no capability in any set (the bounding
     set was emptied once, when the supervisor started: ``drop_bounding_set``)."""
     apply_limits()
@@ -96,11 +99,11 @@ def become_run_uid(uid, gid, apply_limits, load_filter):
     os.umask(0o022)
 
 
-def send_fd(sock, fd):
+def send_fd(sock: socket.socket, fd: int) -> None:
     socket.send_fds(sock, [b"fd"], [fd])
 
 
-def receive_fd(sock):
+def receive_fd(sock: socket.socket) -> int | None:
     """An fd the run's PID 1 sent, or None (it ended first)."""
     try:
         message, fds, _, _ = socket.recv_fds(sock, 16, 1)
@@ -109,10 +112,10 @@ def receive_fd(sock):
     return fds[0] if message and fds else None
 
 
-def read_collected(scratch_fd, names, cap):
+def read_collected(scratch_fd: int, names: Iterable[str], cap: int) -> dict[str, bytes]:
     """The files ``names`` of the run's scratch dir (held open after the run ended), regular files only, up to
     ``cap`` bytes each, every component opened without following a symlink: we are root, the run chose them."""
-    files = {}
+    files: dict[str, bytes] = {}
     for rel in names:
         fds = [os.dup(scratch_fd)]
         try:
@@ -130,7 +133,8 @@ def read_collected(scratch_fd, names, cap):
     return files
 
 
-def _read_up_to(fd, cap):
+def _read_up_to(fd: int, cap: int) -> bytes:
+    chunks: list[bytes]
     chunks, left = [], cap
     while left > 0:
         chunk = os.read(fd, min(left, 1 << 20))

@@ -22,6 +22,8 @@ import signal
 import socket
 import struct
 import time
+from collections.abc import Callable, Mapping
+from typing import Any
 
 if "fork_run" not in globals():  # on the host; in a container the other modules are prepended
     from rewardkit.sandbox.docker.container.run_init import (
@@ -39,10 +41,10 @@ if "fork_run" not in globals():  # on the host; in a container the other modules
 OOM_CONTROL = "/sys/fs/cgroup/memory/memory.oom_control"
 OOM_EVENTS_V2 = "/sys/fs/cgroup/memory.events"
 STARTED = {"started": True}
-WORLD = {"scratch_bytes": 64 << 20, "shm_bytes": 16 << 20, "filter": None, "filtered": False}
+WORLD: dict[str, Any] = {"scratch_bytes": 64 << 20, "shm_bytes": 16 << 20, "filter": None, "filtered": False}
 
 
-def prepare_filter():
+def prepare_filter() -> None:
     """The seccomp deny list, assembled once before any fork; False where this Python or machine has none. Also
     empties our capability bounding set, once for every run (what we hold now is unaffected)."""
     drop_bounding_set()
@@ -54,8 +56,8 @@ def prepare_filter():
     WORLD["filtered"] = WORLD["filter"] is not None
 
 
-def read_exact(fd, n):
-    chunks = []
+def read_exact(fd: int, n: int) -> bytes:
+    chunks: list[bytes] = []
     while n > 0:
         chunk = os.read(fd, min(n, 1 << 20))
         if not chunk:
@@ -65,7 +67,7 @@ def read_exact(fd, n):
     return b"".join(chunks)
 
 
-def oom_kills():
+def oom_kills() -> int:
     for path, key in ((OOM_CONTROL, "oom_kill"), (OOM_EVENTS_V2, "oom_kill")):
         try:
             with open(path) as fh:
@@ -78,7 +80,7 @@ def oom_kills():
     return 0
 
 
-def set_limits(limits):
+def set_limits(limits: dict[str, Any]) -> None:
     cpu = max(1, int(limits["cpu_time"] + 0.999))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     resource.setrlimit(resource.RLIMIT_AS, (limits["memory_bytes"], limits["memory_bytes"]))
@@ -88,7 +90,7 @@ def set_limits(limits):
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-def write_files(scratch, files):
+def write_files(scratch: str, files: Mapping[str, str | bytes]) -> None:
     """As root: the run's files are read-only and root-owned in its sticky scratch dir, so the program can add
     files next to them but cannot edit, replace or delete them."""
     for rel, b64 in files.items():  # base64 text from the host, or bytes the supervisor holds
@@ -96,7 +98,7 @@ def write_files(scratch, files):
         if not path.startswith(scratch + "/"):
             raise ValueError(f"file path escapes the scratch dir: {rel!r}")
         parent = os.path.dirname(path)
-        missing = []
+        missing: list[str] = []
         while parent != scratch and not os.path.isdir(parent):
             missing.append(parent)
             parent = os.path.dirname(parent)
@@ -113,13 +115,15 @@ def write_files(scratch, files):
         os.chmod(path, 0o444)
 
 
-def start_program(req, stdin_fd, out_w, err_w, scratch_sock=None):
+def start_program(
+    req: dict[str, Any], stdin_fd: int, out_w: int, err_w: int, scratch_sock: socket.socket | None = None
+) -> tuple[int, str | None]:
     """Fork the command as PID 1 of a run of its own; return (pid, None) or (pid, why it could not start),
     learnt through a CLOEXEC pipe (never from the program's own output, which it could forge). With
     ``scratch_sock``, the run's PID 1 sends its scratch dir through it first (for ``collect``)."""
     report_r, report_w = os.pipe2(os.O_CLOEXEC)
 
-    def child():
+    def child() -> None:
         try:
             build_world(WORLD["scratch_bytes"], WORLD["shm_bytes"])
             write_files(RUN_SCRATCH, req["files"])
@@ -154,7 +158,16 @@ def start_program(req, stdin_fd, out_w, err_w, scratch_sock=None):
     return pid, (message.decode(errors="replace") or None)
 
 
-def pump(pid, out_r, err_r, in_w, data, limits, started, poll=None):
+def pump(
+    pid: int,
+    out_r: int,
+    err_r: int,
+    in_w: int,
+    data: bytes,
+    limits: dict[str, Any],
+    started: float,
+    poll: Callable[[], tuple[int, int]] | None = None,
+) -> tuple[int | None, bytearray, bytearray, str | None]:
     """Feed stdin, read stdout/stderr (each up to the cap) until the program exits or a limit hits.
     ``poll()`` gives (pid or 0, wait status) without blocking (default: ``waitpid`` of our child ``pid``).
 
@@ -170,8 +183,9 @@ def pump(pid, out_r, err_r, in_w, data, limits, started, poll=None):
         os.close(in_w)
     else:
         os.set_blocking(in_w, False)
-    status = exited_at = None
-    why = None
+    status: int | None = None
+    exited_at = 0.0  # set with status, and read only once status is
+    why: str | None = None
     idle = 0.00025
     while True:
         now = time.monotonic()
@@ -215,9 +229,9 @@ def pump(pid, out_r, err_r, in_w, data, limits, started, poll=None):
     return status, bufs[out_r], bufs[err_r], why
 
 
-def drain(out_r, out, err_r, err, cap):
+def drain(out_r: int, out: bytearray, err_r: int, err: bytearray, cap: int) -> str | None:
     """Read what is left in the pipes once every writer is dead; "output" if that passes the cap."""
-    why = None
+    why: str | None = None
     for fd, buf in ((out_r, out), (err_r, err)):
         os.set_blocking(fd, False)
         while True:
@@ -235,7 +249,7 @@ def drain(out_r, out, err_r, err, cap):
     return why
 
 
-def run(req, say, spare=()):
+def run(req: dict[str, Any], say: Callable[[dict[str, Any]], None], spare: tuple[int, ...] = ()) -> dict[str, Any]:
     """One exec run: ``say(message)`` tells the host it started; the answer to send when it is over."""
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
@@ -246,8 +260,8 @@ def run(req, say, spare=()):
     pid, start_error = start_program(req, in_r, out_w, err_w, theirs)
     for fd in (in_r, out_w, err_w):
         os.close(fd)
-    scratch_fd = None
-    if theirs is not None:
+    scratch_fd: int | None = None
+    if ours is not None and theirs is not None:  # made together: both or neither
         theirs.close()
         scratch_fd = receive_fd(ours) if start_error is None else None
         ours.close()
@@ -263,7 +277,7 @@ def run(req, say, spare=()):
         why = drain(out_r, out, err_r, err, req["limits"]["max_output_bytes"]) or why
     os.close(out_r)
     os.close(err_r)
-    files = {}
+    files: dict[str, bytes] = {}
     if scratch_fd is not None:
         files = read_collected(scratch_fd, req["collect"], req["limits"]["max_output_bytes"])
         os.close(scratch_fd)
@@ -271,9 +285,10 @@ def run(req, say, spare=()):
     return run_answer(status, out, err, why, duration, ooms, files, start_error, left)
 
 
-def stray_processes(spare=()):
+def stray_processes(spare: tuple[int, ...] = ()) -> list[str]:
     """Live processes of the container but PID 1 (its reaper), this one and ``spare``: none, once a run's
     namespace is gone."""
+    found: list[str]
     me, found = os.getpid(), []
     for entry in os.listdir("/proc"):
         if entry.isdigit() and int(entry) not in (1, me, *spare) and not _zombie(entry):
@@ -281,7 +296,7 @@ def stray_processes(spare=()):
     return found
 
 
-def _zombie(pid):
+def _zombie(pid: str) -> bool:
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
             return fh.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X")
@@ -289,7 +304,7 @@ def _zombie(pid):
         return True  # gone already
 
 
-def read_to_end(fd):
+def read_to_end(fd: int) -> bytearray:
     raw = bytearray()
     while True:
         chunk = os.read(fd, 1 << 20)
@@ -300,7 +315,17 @@ def read_to_end(fd):
     return raw
 
 
-def run_answer(status, out, err, why, duration, ooms, files, start_error, left):
+def run_answer(
+    status: int,
+    out: bytearray,
+    err: bytearray,
+    why: str | None,
+    duration: float,
+    ooms: int,
+    files: dict[str, bytes],
+    start_error: str | None,
+    left: list[str],
+) -> dict[str, Any]:
     """The answer for one finished run (both supervisors send it); ``left``: what the run left alive."""
     return {
         "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
@@ -319,28 +344,28 @@ def run_answer(status, out, err, why, duration, ooms, files, start_error, left):
     }
 
 
-def write_message(fd, message):
+def write_message(fd: int, message: dict[str, Any]) -> None:
     data = json.dumps(message).encode()
     view = memoryview(struct.pack(">Q", len(data)) + data)
     while view:
         view = view[os.write(fd, view) :]
 
 
-def read_message(fd):
+def read_message(fd: int) -> Any:
     return json.loads(read_exact(fd, struct.unpack(">Q", read_exact(fd, 8))[0]))
 
 
-def configure(init):
+def configure(init: dict[str, Any]) -> None:
     """The container's sizes, from the host's first message."""
     WORLD.update(scratch_bytes=int(init["scratch_bytes"]), shm_bytes=int(init["shm_bytes"]))
 
 
-def world_problem():
+def world_problem() -> str | None:
     """Build one run's world and drop to an unprivileged uid, as every run will: None, or what failed (a host
     whose security profile refuses mounts or namespaces in containers, say)."""
     report_r, report_w = os.pipe()
 
-    def child():
+    def child() -> None:
         try:
             build_world(WORLD["scratch_bytes"], WORLD["shm_bytes"])
             become_run_uid(65534, 65534, lambda: None, WORLD["filter"])
@@ -355,7 +380,7 @@ def world_problem():
     return message.decode(errors="replace") or None
 
 
-def main():
+def main() -> None:
     """Serve requests until stdin closes: one long-lived supervisor per container saves a docker exec per run."""
     prepare_filter()
     try:

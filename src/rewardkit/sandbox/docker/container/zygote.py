@@ -29,6 +29,10 @@ import signal
 import socket
 import sys
 import time
+from collections.abc import Sequence
+from importlib.machinery import ModuleSpec
+from types import ModuleType
+from typing import Any
 
 if "prestart_harness" not in globals():  # on the host; in a container the other modules are prepended
     from rewardkit.sandbox.docker.container.prestart import HARNESS_MODULES, HARNESS_SOURCES, prestart_harness
@@ -49,7 +53,7 @@ if "prestart_harness" not in globals():  # on the host; in a container the other
         write_message,
     )
 
-ZYGOTE = {"uid": None}
+ZYGOTE: dict[str, Any] = {"uid": None}
 PRELOAD = ("ctypes", "math", "re", "collections", "itertools", "functools", "string", "heapq", "bisect")
 
 
@@ -57,24 +61,28 @@ class MemoryModules:
     """Serves the harness modules from the sources sent at init, never from a file (the scratch dir,
     where they are copied for each run, is the run's to write next to)."""
 
-    def __init__(self, sources, scratch):
+    def __init__(self, sources: dict[str, str], scratch: str) -> None:
         self.sources, self.scratch = sources, scratch
 
-    def find_spec(self, name, path=None, target=None):
+    def find_spec(
+        self, name: str, path: Sequence[str] | None = None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
         if path is None and name in self.sources:
-            return importlib.util.spec_from_loader(name, self, origin=os.path.join(self.scratch, name + ".py"))
+            origin = os.path.join(self.scratch, name + ".py")
+            # a loader with exec_module: typeshed's LoaderProtocol asks for the legacy load_module, never called
+            return importlib.util.spec_from_loader(name, self, origin=origin)  # type: ignore[arg-type]
         return None
 
-    def create_module(self, spec):
+    def create_module(self, spec: ModuleSpec) -> None:
         return None
 
-    def exec_module(self, module):
+    def exec_module(self, module: ModuleType) -> None:
         module.__file__ = os.path.join(self.scratch, module.__name__ + ".py")
         code = compile(self.sources[module.__name__], module.__file__, "exec", dont_inherit=True)
         exec(code, module.__dict__)
 
 
-def load_harness(sources, scratch):
+def load_harness(sources: dict[str, str], scratch: str) -> None:
     finder = MemoryModules({name[:-3]: text for name, text in sources.items()}, scratch)
     sys.meta_path.insert(0, finder)
     try:
@@ -92,14 +100,14 @@ def load_harness(sources, scratch):
     HARNESS_MODULES["code_invariants"].precheck((), ("/tmp", "/dev/shm", "/dev/mqueue", "/proc", "/sys"))
 
 
-def zygote_main():
+def zygote_main() -> None:
     prepare_filter()
     init = read_message(0)
     configure(init)
     ZYGOTE["uid"] = int(init["uid"])
     sources = {name: text.encode() for name, text in init.get("harness", {}).items()}
     problem = world_problem()
-    ready = {"ready": problem is None, "error": problem, "guarded": WORLD["filtered"], "harness": False}
+    ready: dict[str, Any] = {"ready": problem is None, "error": problem, "guarded": WORLD["filtered"], "harness": False}
     if problem is not None:
         write_message(1, ready)
         return
@@ -117,7 +125,7 @@ def zygote_main():
     serve(template)
 
 
-def start_template():
+def start_template() -> dict[str, Any]:
     """Fork the template: it never reads a request; per run, on a word from the server, it forks the run's
     PID 1 (which forks the first candidate process), hands the server the pipes, and reports PID 1's exit
     status when it has reaped it."""
@@ -136,7 +144,7 @@ def start_template():
     return {"pid": pid, "sock": server_end}
 
 
-def template_loop(sock):
+def template_loop(sock: socket.socket) -> int:
     while True:
         if not sock.recv(16):
             return 0
@@ -155,7 +163,7 @@ def template_loop(sock):
 PIPES = ("in_w", "out_r", "err_r", "setup_w", "report_r")
 
 
-def ask_template(template):
+def ask_template(template: dict[str, Any] | None) -> dict[str, Any] | None:
     """The pre-forked pair for the next run (pipes and the supervisor's pid), or None."""
     if template is None:
         return None
@@ -172,7 +180,7 @@ def ask_template(template):
     return {"pid": answer["pid"], "template": template, **dict(zip(PIPES, fds, strict=False))}
 
 
-def exit_status_from(pre, block):
+def exit_status_from(pre: dict[str, Any], block: bool) -> tuple[int, int]:
     """(pid, wait status) of the pre-forked supervisor once the template reports it; (0, 0) before."""
     sock = pre["template"]["sock"]
     sock.setblocking(block)
@@ -187,7 +195,7 @@ def exit_status_from(pre, block):
     return pre["pid"], json.loads(message)["status"]
 
 
-def serve(template):
+def serve(template: dict[str, Any] | None) -> None:
     """One run per request, until the stream ends; a failure answers once, then ends the server."""
     spare = (template["pid"],) if template else ()
     while True:
@@ -204,7 +212,7 @@ def serve(template):
         write_message(1, result)
 
 
-def start_prestarted(req, pre):
+def start_prestarted(req: dict[str, Any], pre: dict[str, Any]) -> tuple[int, str | None]:
     """Give the pre-forked PID 1 its setup and the program's files; (pid, None) or (pid, why it could not
     start)."""
     setup = json.dumps({"limits": req["limits"], "env": req["env"], "files": req["files"]}).encode()
@@ -220,18 +228,18 @@ def start_prestarted(req, pre):
     return pre["pid"], (message.decode(errors="replace") or None)
 
 
-def write_all(fd, data):
+def write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
 
 
-def zygote_run(req, pre, spare):
+def zygote_run(req: dict[str, Any], pre: dict[str, Any] | None, spare: tuple[int, ...]) -> dict[str, Any]:
     req = {**req, "uid": ZYGOTE["uid"], "gid": ZYGOTE["uid"]}
     harness = bool(req.get("harness")) and pre is not None
     if req.get("harness") and not harness:
         raise RuntimeError("a harness run, but the harness did not load in this container")
-    if not harness:  # any other command: as the exec path runs it, in a run of its own
+    if not harness or pre is None:  # any other command: as the exec path runs it, in a run of its own
         if pre is not None:
             close_prestarted(pre)
         return {**run(req, lambda message: write_message(1, message), spare), "zygote": False}
@@ -271,12 +279,12 @@ def zygote_run(req, pre, spare):
     }
 
 
-def cpu_seconds():
+def cpu_seconds() -> dict[str, float]:
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return {"server_cpu": own.ru_utime + own.ru_stime, "children_cpu": children.ru_utime + children.ru_stime}
 
 
-def close_prestarted(pre):
+def close_prestarted(pre: dict[str, Any]) -> None:
     """An exec run: the pre-forked run is not used. Killing its PID 1 ends its namespace, candidate process
     included."""
     for key in PIPES:
