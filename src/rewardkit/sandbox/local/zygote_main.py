@@ -30,6 +30,8 @@ import os
 import resource
 import socket
 import sys
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NoReturn
 
 HARNESS, SCRATCH, PRIVATE, CTRL_FD, SECCOMP_HEX = sys.argv[1:6]
 sys.path.insert(0, HARNESS)
@@ -67,10 +69,10 @@ RLIMITS = {
 }
 
 
-def _write_files(names, fds):
-    files = {}
+def _write_files(names: list[str], fds: list[int]) -> None:
+    files: dict[str, bytes] = {}
     for name, fd in zip(names, fds, strict=False):
-        chunks = []
+        chunks: list[bytes] = []
         while True:
             block = os.read(fd, 1 << 20)
             if not block:
@@ -90,7 +92,7 @@ def _write_files(names, fds):
         os.close(fd)
 
 
-def _bind_harness_back(held):
+def _bind_harness_back(held: int) -> None:
     """Under ``unshare``: the harness dir at its own path again (root-owned, read-only), before any candidate;
     ``held`` is an fd on it opened in the run's mount namespace before the tmpfs hid it."""
     parent = os.path.dirname(HARNESS)
@@ -102,7 +104,7 @@ def _bind_harness_back(held):
     os.close(held)
 
 
-def _close_all_but(keep):
+def _close_all_but(keep: Iterable[int]) -> None:
     """Close every fd above 2 but ``keep``: one ``close_range`` per gap (Python uses it where it exists)."""
     low = 3
     for fd in sorted(k for k in keep if k >= 3):
@@ -111,10 +113,10 @@ def _close_all_but(keep):
     os.closerange(low, os.sysconf("SC_OPEN_MAX"))  # no fd of ours lies above the limit: it never went down
 
 
-def _hand_over(sock, pid):
+def _hand_over(sock: socket.socket, pid: int) -> Callable[[Sequence[str], int, int, int, Sequence[int]], int | None]:
     """The supervisor's first start of the runner: send the pre-forked candidate process its argv and fds."""
 
-    def start(args, stdin, stdout, stderr, keep):
+    def start(args: Sequence[str], stdin: int, stdout: int, stderr: int, keep: Sequence[int]) -> int | None:
         message = json.dumps({"args": list(args), "keep": list(keep)}).encode()
         try:
             socket.send_fds(sock, [message], [stdin, stdout, stderr, *keep])
@@ -127,7 +129,7 @@ def _hand_over(sock, pid):
     return start
 
 
-def _wait_as_runner(sock, uid):
+def _wait_as_runner(sock: socket.socket, uid: int | None) -> NoReturn:
     """The pre-forked candidate process: hold nothing of the supervisor's, drop to the run's uid, wait for
     the first start of the runner, then be ``python3 -I -S -B code_runner.py PROGRAM READ WRITE``."""
     code = 1
@@ -166,7 +168,7 @@ def _wait_as_runner(sock, uid):
     os._exit(code)
 
 
-def _place_fds(mapping):
+def _place_fds(mapping: dict[int, int]) -> None:
     """Make ``mapping`` (target fd -> received fd) this process's only open fds, inheritable as a spawned
     child's are."""
     top = max(mapping)
@@ -179,7 +181,7 @@ def _place_fds(mapping):
     _close_all_but(set(mapping))
 
 
-def _run_child(request, fds):
+def _run_child(request: dict[str, Any], fds: list[int]) -> NoReturn:
     """The run's PID 1: build its world, fork its first candidate process, drop to the run's uid, become its
     supervisor."""
     stdin_fd, stdout_fd, stderr_fd, go_fd = fds[:4]
@@ -234,7 +236,7 @@ def _run_child(request, fds):
     os._exit(0)
 
 
-def _serve_run(request, fds):
+def _serve_run(request: dict[str, Any], fds: list[int]) -> int:
     check(LIBC.unshare(CLONE_NEWPID), "unshare(CLONE_NEWPID)")
     try:
         pid = os.fork()
@@ -252,7 +254,7 @@ def _serve_run(request, fds):
     return status
 
 
-def main():
+def main() -> None:
     run_world.drop_bounding_set()  # once, for every run (what we hold now is unaffected; a run inherits none)
     run_world.new_network()  # runs share it while none uses it: a new one per run costs milliseconds of kernel time
     # what no run can change, noted once: each run checks only the rest (and what lies under its own mounts)
