@@ -116,6 +116,50 @@ CODE_DATASET_ROWS: list[dict[str, Any]] = [
     },
 ]
 
+_WEATHER_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": name,
+            "parameters": {
+                "type": "object",
+                "properties": properties,
+                "required": sorted(properties)[:1],
+            },
+        },
+    }
+    for name, properties in (
+        ("get_weather", {"city": {"type": "string"}, "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}}),
+        ("get_time", {"zone": {"type": "string"}}),
+        ("convert_currency", {"amount": {"type": "number"}, "to": {"type": "string"}}),
+    )
+]
+TOOL_CALL_ROWS: list[dict[str, Any]] = [
+    {
+        "task": "tool_call",
+        "prompt": "What is the weather in Paris, in celsius?",
+        "tools": json.dumps(_WEATHER_TOOLS),
+        "answer": json.dumps([{"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}]),
+    },
+    {
+        "task": "tool_call",
+        "prompt": "Convert 20 euros to dollars, and tell me the time in Tokyo.",
+        "tools": json.dumps(_WEATHER_TOOLS),
+        "answer": json.dumps(
+            [
+                {"name": "convert_currency", "arguments": {"amount": 20, "to": "USD"}},
+                {"name": "get_time", "arguments": {"zone": "Asia/Tokyo"}},
+            ]
+        ),
+    },
+    {  # BFCL's possible-answer form: alternative values, "" for an argument that may be left out
+        "task": "tool_call",
+        "prompt": "How warm is it in Berlin?",
+        "tools": json.dumps(_WEATHER_TOOLS),
+        "answer": json.dumps([{"get_weather": {"city": ["Berlin", "Berlin, Germany"], "unit": ["", "celsius"]}}]),
+    },
+]
+
 # The math rows with a budget in words (the audit counts words); the runner copies it to the reward's column.
 LENGTH_ROWS: list[dict[str, Any]] = [{**row, "task": "length", "budget": 40} for row in MATH_ROWS]
 
@@ -126,4 +170,5 @@ BUILTIN_ROWS: dict[str, list[dict[str, Any]]] = {
     "code": CODE_ROWS + CODE_DATASET_ROWS,
     "format": MATH_ROWS,
     "judge": MATH_ROWS,
+    "tool_call": TOOL_CALL_ROWS,
 }

@@ -14,6 +14,7 @@ from rewardkit._errors import ConfigError
 from rewardkit.audit.builtin_rows import BUILTIN_ROWS
 from rewardkit.audit.judge_variants import judge_variants
 from rewardkit.audit.length_variants import length_variants
+from rewardkit.audit.tool_call_variants import tool_call_variants
 from rewardkit.audit.variants import (
     CORRECT,
     VARIANTS,
@@ -28,9 +29,17 @@ from rewardkit.rewards.code_rewards import CODE_REFERENCE_KEYS
 from rewardkit.rewards.inputs import Batch
 from rewardkit.rewards.length_budget import LengthBudget
 
-KINDS = ("math", "mcq", "code", "format", "length", "judge")
-ALL_VARIANTS = {**VARIANTS, "length": length_variants, "judge": judge_variants}
-VERIFIER_KINDS = {"math": "math", "mcq": "mcq", "code": "code", "judge": "judge", "hybrid": "judge", "rubric": "judge"}
+KINDS = ("math", "mcq", "code", "format", "length", "judge", "tool_call")
+ALL_VARIANTS = {**VARIANTS, "length": length_variants, "judge": judge_variants, "tool_call": tool_call_variants}
+VERIFIER_KINDS = {
+    "math": "math",
+    "mcq": "mcq",
+    "code": "code",
+    "judge": "judge",
+    "hybrid": "judge",
+    "rubric": "judge",
+    "tool_call": "tool_call",
+}
 
 
 @dataclass
@@ -173,6 +182,7 @@ def row_kind(row: dict[str, Any], kinds: list[str]) -> str | None:
     if row.get("task") in kinds:
         return str(row["task"])
     for kind, present in (
+        ("tool_call", "tools" in row or "ground_truth" in row or "answer" in row),
         ("code", any(key in row for key in CODE_REFERENCE_KEYS if key != "answer")),
         ("mcq", "options" in row or "choices" in row),
         ("length", "budget" in row or "num_tokens" in row),
@@ -200,7 +210,7 @@ def audit_rows(
         raise ConfigError(
             f"--data has no row for the reward's kinds ({', '.join(kinds)}): a row needs 'answer' "
             f"(math), 'options' and 'answer' (mcq), a test column such as 'tests', 'input_output' or 'test_list' "
-            f"(code), 'answer' or 'solution' (judge), or a 'task' column"
+            f"(code), 'answer' or 'solution' (judge), 'answer' or 'ground_truth' calls (tool_call), or a 'task' column"
         )
     return {k: rows for k, rows in by_kind.items() if rows}
 
