@@ -31,13 +31,19 @@ install-dev: $(VENV)/.dev-installed
 
 install-lint: $(VENV)/.lint-installed
 
-demo: $(VENV)/.core-installed
+# The tools extra (jsonschema): the tool-call example checks arguments against the tools' schemas.
+$(VENV)/.tools-installed: pyproject.toml | $(VENV)/.core-installed
+	$(PIP) install -q -e '.[tools]'
+	touch $@
+
+demo: $(VENV)/.core-installed $(VENV)/.tools-installed
 	$(BIN)/rewardkit verify math --reference '\frac12' 'The answer is \boxed{0.5}'
 	$(BIN)/rewardkit score --reward examples/math_spec.yaml --input examples/math.jsonl --output examples/out/math_scored.jsonl
 	$(BIN)/rewardkit score --reward examples/mcq_spec.yaml --input examples/mcq.jsonl --output examples/out/mcq_scored.jsonl
 	$(BIN)/rewardkit score --reward examples/mixed_spec.yaml --input examples/mixed.jsonl --output examples/out/mixed_scored.jsonl --workers 2
 	$(BIN)/rewardkit score --reward examples/code_spec.yaml --input examples/code.jsonl --output examples/out/code_scored.jsonl --workers 2
 	$(BIN)/rewardkit score --reward examples/length_budget_spec.yaml --input examples/length_budget.jsonl --output examples/out/length_budget_scored.jsonl
+	$(BIN)/rewardkit score --reward examples/tool_calls_spec.yaml --input examples/tool_calls.jsonl --output examples/out/tool_calls_scored.jsonl
 	$(BIN)/rewardkit score --reward examples/code_datasets_spec.yaml --input examples/code_datasets.jsonl --output examples/out/code_datasets_scored.jsonl --workers 2
 
 test: $(VENV)/.dev-installed
