@@ -163,6 +163,43 @@ TOOL_CALL_ROWS: list[dict[str, Any]] = [
 # The math rows with a budget in words (the audit counts words); the runner copies it to the reward's column.
 LENGTH_ROWS: list[dict[str, Any]] = [{**row, "task": "length", "budget": 40} for row in MATH_ROWS]
 
+# Instruction-following rows in google/IFEval's layout, with an honest answer that follows every instruction
+# and one that answers but ignores them.
+IFEVAL_ROWS: list[dict[str, Any]] = [
+    {
+        "task": "ifeval",
+        "prompt": "Write two sentences about rivers. Include the keywords water and bridge. Do not use any commas.",
+        "instruction_id_list": ["keywords:existence", "punctuation:no_comma"],
+        "kwargs": [{"keywords": ["water", "bridge"]}, {}],
+        "audit_correct": "Rivers carry water from the hills down to the sea. A bridge lets people cross them safely.",
+        "audit_wrong": "Rivers are long, winding streams that flow downhill to the sea.",
+    },
+    {
+        "task": "ifeval",
+        "prompt": "Give three tips for studying. Use exactly 3 markdown bullet points and a title in double angular "
+        "brackets, such as <<title>>.",
+        "instruction_id_list": ["detectable_format:number_bullet_lists", "detectable_format:title"],
+        "kwargs": [{"num_bullets": 3}, {}],
+        "audit_correct": "<<Study Tips>>\n* Sleep well before an exam.\n* Review your notes every day.\n"
+        "* Test yourself often.",
+        "audit_wrong": "Sleep well, review your notes every day and test yourself often.",
+    },
+    {
+        "task": "ifeval",
+        "prompt": "Describe a calm morning in at least 25 words, in lowercase letters only, and end with a "
+        "postscript starting with P.S.",
+        "instruction_id_list": [
+            "length_constraints:number_words",
+            "change_case:english_lowercase",
+            "detectable_content:postscript",
+        ],
+        "kwargs": [{"num_words": 25, "relation": "at least"}, {}, {"postscript_marker": "P.S."}],
+        "audit_correct": "the kettle hums softly while the sun climbs over the quiet street. a cat stretches on the "
+        "warm windowsill and the first birds begin to sing outside.\n\np.s. the coffee was perfect.",
+        "audit_wrong": "The morning was calm. I drank coffee and watched the sun rise over the street.",
+    },
+]
+
 BUILTIN_ROWS: dict[str, list[dict[str, Any]]] = {
     "length": LENGTH_ROWS,
     "math": MATH_ROWS,
@@ -171,4 +208,5 @@ BUILTIN_ROWS: dict[str, list[dict[str, Any]]] = {
     "format": MATH_ROWS,
     "judge": MATH_ROWS,
     "tool_call": TOOL_CALL_ROWS,
+    "ifeval": IFEVAL_ROWS,
 }

@@ -12,6 +12,7 @@ from typing import Any
 
 from rewardkit._errors import ConfigError
 from rewardkit.audit.builtin_rows import BUILTIN_ROWS
+from rewardkit.audit.ifeval_variants import ifeval_variants
 from rewardkit.audit.judge_variants import judge_variants
 from rewardkit.audit.length_variants import length_variants
 from rewardkit.audit.tool_call_variants import tool_call_variants
@@ -29,8 +30,14 @@ from rewardkit.rewards.code_rewards import CODE_REFERENCE_KEYS
 from rewardkit.rewards.inputs import Batch
 from rewardkit.rewards.length_budget import LengthBudget
 
-KINDS = ("math", "mcq", "code", "format", "length", "judge", "tool_call")
-ALL_VARIANTS = {**VARIANTS, "length": length_variants, "judge": judge_variants, "tool_call": tool_call_variants}
+KINDS = ("math", "mcq", "code", "format", "length", "judge", "tool_call", "ifeval")
+ALL_VARIANTS = {
+    **VARIANTS,
+    "length": length_variants,
+    "judge": judge_variants,
+    "tool_call": tool_call_variants,
+    "ifeval": ifeval_variants,
+}
 VERIFIER_KINDS = {
     "math": "math",
     "mcq": "mcq",
@@ -39,6 +46,7 @@ VERIFIER_KINDS = {
     "hybrid": "judge",
     "rubric": "judge",
     "tool_call": "tool_call",
+    "ifeval": "ifeval",
 }
 
 
@@ -172,7 +180,7 @@ def infer_kinds(data: list[dict[str, Any]]) -> list[str]:
     its rows are audited with that kind's hacks (and the format hacks when it has a tag term)."""
     found: list[str] = []
     for row in data:
-        kind = row_kind(row, ["math", "mcq", "code"])
+        kind = row_kind(row, ["math", "mcq", "code", "ifeval"])
         if kind is not None and kind not in found:
             found.append(kind)
     return found
@@ -182,6 +190,7 @@ def row_kind(row: dict[str, Any], kinds: list[str]) -> str | None:
     if row.get("task") in kinds:
         return str(row["task"])
     for kind, present in (
+        ("ifeval", "instruction_id_list" in row or _is_ifeval_truth(row.get("ground_truth"))),
         ("tool_call", "tools" in row or "ground_truth" in row or "answer" in row),
         ("code", any(key in row for key in CODE_REFERENCE_KEYS if key != "answer")),
         ("mcq", "options" in row or "choices" in row),
@@ -192,6 +201,11 @@ def row_kind(row: dict[str, Any], kinds: list[str]) -> str | None:
         if present and kind in kinds:
             return kind
     return "format" if kinds == ["format"] else None
+
+
+def _is_ifeval_truth(value: Any) -> bool:
+    """Whether a ``ground_truth`` cell is open-instruct's instruction list (JSON naming instruction ids)."""
+    return isinstance(value, str) and '"instruction_id' in value
 
 
 def audit_rows(
@@ -210,7 +224,8 @@ def audit_rows(
         raise ConfigError(
             f"--data has no row for the reward's kinds ({', '.join(kinds)}): a row needs 'answer' "
             f"(math), 'options' and 'answer' (mcq), a test column such as 'tests', 'input_output' or 'test_list' "
-            f"(code), 'answer' or 'solution' (judge), 'answer' or 'ground_truth' calls (tool_call), or a 'task' column"
+            f"(code), 'answer' or 'solution' (judge), 'answer' or 'ground_truth' calls (tool_call), "
+            f"'instruction_id_list' or an instruction 'ground_truth' (ifeval), or a 'task' column"
         )
     return {k: rows for k, rows in by_kind.items() if rows}
 

@@ -32,7 +32,7 @@ class AuditError(click.ClickException):
     "--kind",
     "kinds",
     multiple=True,
-    type=click.Choice(["math", "mcq", "code", "format", "length", "judge", "tool_call"]),
+    type=click.Choice(["math", "mcq", "code", "format", "length", "judge", "tool_call", "ifeval"]),
     help="Which hacks to try (repeatable); default: from the reward's verifier and format terms.",
 )
 @click.option(
