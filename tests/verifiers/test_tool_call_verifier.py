@@ -9,7 +9,7 @@ import pytest
 
 import rewardkit as rk
 from rewardkit._errors import ConfigError
-from rewardkit.verifiers.tool_calls.compare import best_pairs, same
+from rewardkit.verifiers.tool_calls.compare import Rules, best_pairs, same
 
 WEATHER = [{"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}]
 TWO = [
@@ -350,10 +350,25 @@ def test_bad_parameters_fail_when_the_verifier_is_built():
 
 
 def test_values_compare_by_type():
-    assert same(1, 1.0, {}, "exact") and same(2.0, 2, {"type": "integer"}, "exact")
-    assert not same(1.5, 1, {"type": "integer"}, "exact")
-    assert not same("1", 1, {}, "exact") and same("1", 1, {"type": "string"}, "exact")
-    assert not same(None, 0, {}, "exact") and same(None, None, {}, "exact")
+    exact = Rules()
+    assert same(1, 1.0, {}, exact) and same(2.0, 2, {"type": "integer"}, exact)
+    assert not same(2.0, 2, {"type": "integer"}, Rules(strict_integers=True))
+    assert same(2, 2.0, {"type": "number"}, Rules(strict_integers=True))
+    assert not same(1.5, 1, {"type": "integer"}, exact)
+    assert not same("1", 1, {}, exact) and same("1", 1, {"type": "string"}, exact)
+    assert not same(None, 0, {}, exact) and same(None, None, {}, exact)
+
+
+def test_a_lenient_string_rule_reads_enum_members_leniently_too():
+    tools = [
+        {
+            "name": "f",
+            "parameters": {"type": "object", "properties": {"m": {"type": "string", "enum": ["Fast", "Slow"]}}},
+        }
+    ]
+    call = hermes({"name": "f", "arguments": {"m": "FAST"}})
+    assert rk.get_verifier("tool_call").verify(call, [{"f": {"m": ["Fast"]}}], tools=tools).status == "schema_violation"
+    assert rk.get_verifier("tool_call", strings="bfcl").verify(call, [{"f": {"m": ["Fast"]}}], tools=tools).correct
 
 
 def test_best_pairs_finds_the_optimal_assignment_not_the_greedy_one():

@@ -4,19 +4,29 @@ A value matches when it equals an accepted value by type: numbers by value (``1 
 never fits an ``integer`` parameter), booleans only booleans, a number and a string never, except for a
 parameter the schema types ``string`` (then ``1`` and ``"1"`` read alike), lists item by item in order,
 objects key by key. ``strings`` says how strings compare: ``exact``, ``casefold`` (case and runs of white
-space ignored) or ``bfcl`` (BFCL's rule: spaces and ``,./-_*^`` dropped, case ignored).
+space ignored) or ``bfcl`` (BFCL's rule: spaces and ``,./-_*^`` dropped, case ignored). ``strict_integers``
+(BFCL's rule) refuses any float, ``5.0`` too, for an ``integer`` parameter.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from rewardkit.verifiers.tool_calls.calls import Call
 from rewardkit.verifiers.tool_calls.reference import OMITTED, ReferenceCall
 
 _BFCL_DROPPED = re.compile(r"[ ,./\-_*^]")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """How values compare: the string rule, and whether an integer parameter refuses every float."""
+
+    strings: str = "exact"
+    strict_integers: bool = False
 
 
 def normalise(text: str, strings: str) -> str:
@@ -38,39 +48,40 @@ def _scalar(value: Any) -> bool:
     return isinstance(value, (str, int, float)) and not isinstance(value, bool)
 
 
-def same(value: Any, expected: Any, schema: Mapping[str, Any], strings: str, choices: bool = False) -> bool:
+def same(value: Any, expected: Any, schema: Mapping[str, Any], rules: Rules, choices: bool = False) -> bool:
     """Whether ``value`` matches the accepted value ``expected`` for a parameter typed by ``schema``.
 
     ``choices``: ``expected``'s objects map each key to a list of accepted values (BFCL's nested answers)."""
     if choices and isinstance(expected, Mapping):
-        return _choice_object(value, expected, schema, strings)
+        return _choice_object(value, expected, schema, rules)
     if isinstance(value, bool) or isinstance(expected, bool):
         return isinstance(value, bool) and isinstance(expected, bool) and value == expected
     kinds = _kinds(schema)
     if isinstance(value, (int, float)) and isinstance(expected, (int, float)):
-        if "integer" in kinds and "number" not in kinds and isinstance(value, float) and not value.is_integer():
-            return False
+        if "integer" in kinds and "number" not in kinds and isinstance(value, float):
+            if rules.strict_integers or not value.is_integer():
+                return False
         return value == expected
     if isinstance(value, str) and isinstance(expected, str):
-        return normalise(value, strings) == normalise(expected, strings)
+        return normalise(value, rules.strings) == normalise(expected, rules.strings)
     if "string" in kinds and _scalar(value) and _scalar(expected):
-        return normalise(str(value), strings) == normalise(str(expected), strings)
+        return normalise(str(value), rules.strings) == normalise(str(expected), rules.strings)
     if isinstance(value, Sequence) and isinstance(expected, Sequence) and not isinstance(value, (str, bytes)):
         if isinstance(expected, (str, bytes)) or len(value) != len(expected):
             return False
         items = schema.get("items")
         item_schema = items if isinstance(items, Mapping) else {}
-        return all(same(v, e, item_schema, strings, choices) for v, e in zip(value, expected, strict=True))
+        return all(same(v, e, item_schema, rules, choices) for v, e in zip(value, expected, strict=True))
     if isinstance(value, Mapping) and isinstance(expected, Mapping):
         if set(value) != set(expected):
             return False
         properties = schema.get("properties")
         props = properties if isinstance(properties, Mapping) else {}
-        return all(same(value[k], expected[k], props.get(k, {}), strings) for k in expected)
+        return all(same(value[k], expected[k], props.get(k, {}), rules) for k in expected)
     return type(value) is type(expected) and bool(value == expected)
 
 
-def _choice_object(value: Any, expected: Mapping[str, Any], schema: Mapping[str, Any], strings: str) -> bool:
+def _choice_object(value: Any, expected: Mapping[str, Any], schema: Mapping[str, Any], rules: Rules) -> bool:
     if not isinstance(value, Mapping):
         return False
     properties = schema.get("properties")
@@ -80,13 +91,13 @@ def _choice_object(value: Any, expected: Mapping[str, Any], schema: Mapping[str,
         if key not in value:
             if OMITTED not in options:
                 return False
-        elif not any(same(value[key], o, props.get(key, {}), strings) for o in options if o != OMITTED):
+        elif not any(same(value[key], o, props.get(key, {}), rules) for o in options if o != OMITTED):
             return False
     return all(key in expected for key in value)
 
 
 def score_call(
-    call: Call, reference: ReferenceCall, schema: Mapping[str, Any] | None, strings: str
+    call: Call, reference: ReferenceCall, schema: Mapping[str, Any] | None, rules: Rules
 ) -> tuple[float, list[str]]:
     """The share of the reference call's arguments the call gets right (0 for another function), and what
     is wrong. An argument the call adds counts against it, unless it is an optional one set to its default;
@@ -107,13 +118,13 @@ def score_call(
                 schema is not None
                 and name not in required
                 and "default" in spec
-                and any(same(spec["default"], v, spec, strings, expected.choices) for v in expected.values)
+                and any(same(spec["default"], v, spec, rules, expected.choices) for v in expected.values)
             )
             if expected.optional or defaulted:
                 right += 1
             else:
                 problems.append(f"{name!r} missing")
-        elif any(same(call.arguments[name], v, spec, strings, expected.choices) for v in expected.values):
+        elif any(same(call.arguments[name], v, spec, rules, expected.choices) for v in expected.values):
             right += 1
         else:
             problems.append(f"{name!r} is {call.arguments[name]!r}")
@@ -122,7 +133,7 @@ def score_call(
             continue
         spec = props.get(name)
         if isinstance(spec, Mapping) and name not in required and "default" in spec:
-            if same(value, spec["default"], spec, strings):
+            if same(value, spec["default"], spec, rules):
                 continue
         total += 1
         problems.append(f"{name!r} unexpected")

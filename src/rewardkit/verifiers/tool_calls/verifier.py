@@ -24,7 +24,7 @@ from rewardkit._errors import ConfigError, VerifierError
 from rewardkit.profiling import stage
 from rewardkit.verifiers.base import Verifier
 from rewardkit.verifiers.tool_calls.calls import Call, MalformedCall, completion_calls
-from rewardkit.verifiers.tool_calls.compare import best_pairs, score_call
+from rewardkit.verifiers.tool_calls.compare import Rules, best_pairs, normalise, score_call
 from rewardkit.verifiers.tool_calls.reference import BadReference, reference_calls, tool_schemas
 from rewardkit.verifiers.verdict import (
     INVALID_REFERENCE,
@@ -47,6 +47,8 @@ class ToolCallConfig:
     (see :mod:`.compare`). ``turns``: read the ``final`` assistant turn or ``all`` of them.
     ``validate``: check arguments against the row's tool schemas (needs ``jsonschema``: ``rewardkit[tools]``).
     ``max_calls``: more calls than this in one completion earn 0 (``too_many_calls``) without being compared.
+    ``strict_integers``: an ``integer`` parameter refuses every float, ``5.0`` too (BFCL's rule; JSON Schema
+    takes ``5.0`` for an integer).
     """
 
     mode: Literal["exact", "partial"] = "exact"
@@ -55,6 +57,7 @@ class ToolCallConfig:
     turns: Literal["final", "all"] = "final"
     validate: bool = True
     max_calls: int = 64
+    strict_integers: bool = False
 
     def __post_init__(self) -> None:
         for name, allowed in (
@@ -87,10 +90,20 @@ def _validator(schema_json: str) -> Any:
     return cls(schema)
 
 
-def schema_errors(call: Call, schema: Mapping[str, Any]) -> list[str]:
-    """What the function's parameters schema rejects in the call's arguments (empty when it accepts them)."""
+def schema_errors(call: Call, schema: Mapping[str, Any], strings: str = "exact") -> list[str]:
+    """What the function's parameters schema rejects in the call's arguments (empty when it accepts them).
+
+    Under a lenient string rule, a string outside an ``enum`` that reads as one of its members is let through."""
     validator = _validator(json.dumps(schema, sort_keys=True, default=repr))
-    return sorted(error.message for error in validator.iter_errors(dict(call.arguments)))[:5]
+    errors = []
+    for error in validator.iter_errors(dict(call.arguments)):
+        if strings != "exact" and error.validator == "enum" and isinstance(error.instance, str):
+            members = error.validator_value if isinstance(error.validator_value, list) else []
+            wanted = normalise(error.instance, strings)
+            if any(isinstance(m, str) and normalise(m, strings) == wanted for m in members):
+                continue
+        errors.append(error.message)
+    return sorted(errors)[:5]
 
 
 class ToolCallVerifier(Verifier):
@@ -111,8 +124,18 @@ class ToolCallVerifier(Verifier):
         turns: str = ToolCallConfig.turns,
         validate: bool = ToolCallConfig.validate,
         max_calls: int = ToolCallConfig.max_calls,
+        strict_integers: bool = ToolCallConfig.strict_integers,
     ) -> None:
-        self.config = ToolCallConfig(mode, order, strings, turns, validate, max_calls)  # type: ignore[arg-type]
+        self.config = ToolCallConfig(
+            mode,  # type: ignore[arg-type]
+            order,  # type: ignore[arg-type]
+            strings,  # type: ignore[arg-type]
+            turns,  # type: ignore[arg-type]
+            validate,
+            max_calls,
+            strict_integers,
+        )
+        self.rules = Rules(self.config.strings, self.config.strict_integers)
 
     def _verify(self, completion: Any, reference: Any, **context: Any) -> Verdict:
         try:
@@ -154,16 +177,13 @@ class ToolCallVerifier(Verifier):
                     rejected.add(i)
                     status = UNKNOWN_FUNCTION
                 elif self.config.validate:
-                    errors = schema_errors(call, schemas[call.name])
+                    errors = schema_errors(call, schemas[call.name], self.config.strings)
                     if errors:
                         problems[i] = errors
                         rejected.add(i)
                         status = status if status != OK else SCHEMA_VIOLATION
         table = [
-            [
-                0.0 if i in rejected else score_call(c, r, (schemas or {}).get(r.name), self.config.strings)[0]
-                for r in expected
-            ]
+            [0.0 if i in rejected else score_call(c, r, (schemas or {}).get(r.name), self.rules)[0] for r in expected]
             for i, c in enumerate(calls)
         ]
         if self.config.order == "strict":
@@ -172,9 +192,7 @@ class ToolCallVerifier(Verifier):
             pairs = best_pairs(table)
         for i, j in pairs:
             if i not in rejected and table[i][j] < 1.0:
-                problems[i] = score_call(
-                    calls[i], expected[j], (schemas or {}).get(expected[j].name), self.config.strings
-                )[1]
+                problems[i] = score_call(calls[i], expected[j], (schemas or {}).get(expected[j].name), self.rules)[1]
         paired = {i for i, _ in pairs}
         for i in range(len(calls)):
             if i not in paired:
