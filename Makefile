@@ -36,7 +36,12 @@ $(VENV)/.tools-installed: pyproject.toml | $(VENV)/.core-installed
 	$(PIP) install -q -e '.[tools]'
 	touch $@
 
-demo: $(VENV)/.core-installed $(VENV)/.tools-installed
+# The ifeval extra (langdetect): the instruction-following example's language and case checks.
+$(VENV)/.ifeval-installed: pyproject.toml | $(VENV)/.core-installed
+	$(PIP) install -q -e '.[ifeval]'
+	touch $@
+
+demo: $(VENV)/.core-installed $(VENV)/.tools-installed $(VENV)/.ifeval-installed
 	$(BIN)/rewardkit verify math --reference '\frac12' 'The answer is \boxed{0.5}'
 	$(BIN)/rewardkit score --reward examples/math_spec.yaml --input examples/math.jsonl --output examples/out/math_scored.jsonl
 	$(BIN)/rewardkit score --reward examples/mcq_spec.yaml --input examples/mcq.jsonl --output examples/out/mcq_scored.jsonl
@@ -44,6 +49,7 @@ demo: $(VENV)/.core-installed $(VENV)/.tools-installed
 	$(BIN)/rewardkit score --reward examples/code_spec.yaml --input examples/code.jsonl --output examples/out/code_scored.jsonl --workers 2
 	$(BIN)/rewardkit score --reward examples/length_budget_spec.yaml --input examples/length_budget.jsonl --output examples/out/length_budget_scored.jsonl
 	$(BIN)/rewardkit score --reward examples/tool_calls_spec.yaml --input examples/tool_calls.jsonl --output examples/out/tool_calls_scored.jsonl
+	$(BIN)/rewardkit score --reward examples/ifeval_spec.yaml --input examples/ifeval.jsonl --output examples/out/ifeval_scored.jsonl
 	$(BIN)/rewardkit score --reward examples/code_datasets_spec.yaml --input examples/code_datasets.jsonl --output examples/out/code_datasets_scored.jsonl --workers 2
 
 test: $(VENV)/.dev-installed

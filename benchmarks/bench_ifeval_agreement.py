@@ -29,6 +29,26 @@ from rewardkit.verifiers.instruction_following import IFEvalVerifier
 SECTION = "## Instruction following vs IFEval's reference (benchmarks/bench_ifeval_agreement.py)"
 
 
+NOTES = """\
+Where the data came from: google-research's `instruction_following_eval/data` (`input_data.jsonl`, 541
+prompts, and `input_response_data_gpt4_20231107_145030.jsonl`); the reference's written verdicts
+(`eval_results_strict.jsonl` / `eval_results_loose.jsonl`, from a run of the reference with NLTK's Punkt data)
+from Podtech-AI/IFEval, a public copy of the reference (comments translated) that holds 540 of the prompts.
+As a check of those verdicts, the reference code was also run here on the same responses for the 23 ids that
+need no Punkt data (Punkt cannot be installed here; `number_sentences` and `capital_word_frequency` need
+it): it reproduces the written verdicts on all 755 of those instructions in strict mode and on 754 in loose
+mode.
+
+Causes of the differences: the one loose difference (`keywords:letter_frequency`, "make a tweet for
+playboy's twitter account ...", letter `#` at least 4 times, the response has 4) is the written verdicts'
+own: they credit it in strict mode and not in loose mode, which the reference's code cannot do (loose tries
+the unmodified response first); the reference run here credits it in both, as we do. Our sentence rule (no
+Punkt) and our capital-word tokenizer (no NLTK) give the verdicts Punkt and NLTK's word tokenizer gave on
+all 52 `number_sentences` and 25 `capital_word_frequency` instructions of these responses (the counts may
+differ where no threshold is crossed). langdetect is seeded here and unseeded in the reference; every
+language and case verdict agreed."""
+
+
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
@@ -118,7 +138,7 @@ def report(results: list[tuple[str, dict[str, Any]]]) -> str:
                     f"| {name} | {r['mode']} | `{instruction}` | {counts['total']} | {counts['ours_only']} "
                     f"| {counts['theirs_only']} |"
                 )
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + ["", NOTES]) + "\n"
 
 
 def main() -> int:
@@ -146,10 +166,12 @@ def main() -> int:
     if args.write:
         old = args.write.read_text(encoding="utf-8") if args.write.exists() else ""
         start = old.find(SECTION)
-        if start >= 0:
+        if start < 0:
+            args.write.write_text(old.rstrip("\n") + "\n\n" + text, encoding="utf-8")
+        else:  # replaced where it stands
             end = old.find("\n## ", start + len(SECTION))
-            old = old[:start] + old[end + 1 :] if end >= 0 else old[:start]
-        args.write.write_text(old.rstrip("\n") + "\n\n" + text, encoding="utf-8")
+            rest = "\n" + old[end + 1 :] if end >= 0 else ""
+            args.write.write_text(old[:start] + text + rest, encoding="utf-8")
     return 0
 
 

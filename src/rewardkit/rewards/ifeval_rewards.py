@@ -34,6 +34,7 @@ def ifeval_accuracy(
     reference_key: str | Sequence[str] = IFEVAL_REFERENCE_KEYS,
     kwargs_key: str = "kwargs",
     context_keys: Mapping[str, str] | None = None,
+    turns: str = "final",
     max_infrastructure_failure_rate: float | None = DEFAULT_MAX_RATE,
     infrastructure_failure_window: int = DEFAULT_WINDOW,
     **verifier_params: Any,
@@ -46,6 +47,7 @@ def ifeval_accuracy(
         verifier_params=verifier_params,
         reference_key=reference_key,
         context_keys={"kwargs": kwargs_key, **(context_keys or {})},
+        turns=turns,
         max_infrastructure_failure_rate=max_infrastructure_failure_rate,
         infrastructure_failure_window=infrastructure_failure_window,
     )
