@@ -5,7 +5,7 @@
 True
 """
 
-from rewardkit._api import get_sandbox, get_verifier, plugin_host
+from rewardkit._api import get_language, get_sandbox, get_verifier, plugin_host
 from rewardkit._errors import (
     ConfigError,
     InfrastructureError,
@@ -24,6 +24,7 @@ from rewardkit.rewards.combinators import Combinator
 from rewardkit.rewards.inputs import Batch, completion_text
 from rewardkit.rewards.spec import reward_factory
 from rewardkit.sandbox.base import Limits, RunResult, Sandbox
+from rewardkit.sandbox.languages import CompileLimits, Language
 from rewardkit.scoring.build import build_reward
 from rewardkit.scoring.row_scoring import score_rows
 from rewardkit.verifiers.base import Verifier, is_missing_reference
@@ -48,8 +49,10 @@ def __getattr__(name: str) -> object:
 __all__ = [
     "Batch",
     "Combinator",
+    "CompileLimits",
     "ConfigError",
     "InfrastructureError",
+    "Language",
     "Limits",
     "PluginError",
     "PluginWarning",
@@ -68,6 +71,7 @@ __all__ = [
     "VerifierError",
     "build_reward",
     "completion_text",
+    "get_language",
     "get_reward",
     "get_sandbox",
     "get_verifier",

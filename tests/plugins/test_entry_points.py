@@ -76,7 +76,10 @@ def test_installed_plugin_with_a_misspelled_hook_is_left_out_loudly(plugin_targe
     assert done.returncode != 0
     assert "PluginError" in done.stderr
     assert "plugin 'broken': unknown hook 'register_verifier'" in done.stderr
-    assert "rewardkit hooks are: register_combinators, register_rewards, register_sandboxes" in done.stderr
+    assert (
+        "rewardkit hooks are: register_combinators, register_languages, register_rewards, register_sandboxes"
+        in done.stderr
+    )
     # blocking the broken plugin by its entry-point name brings everything else back, without the warning
     done = run_python(USE_DEMO, *both, env={BLOCK_ENV: "broken", "CI": "true"})
     assert done.returncode == 0, done.stderr

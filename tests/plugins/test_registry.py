@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import types
 
 import pytest
@@ -10,6 +12,7 @@ import rewardkit as rk
 from rewardkit.plugins.manager import BUILTIN_PLUGINS, PluginHost
 from rewardkit.plugins.naming import BLOCK_ENV
 from rewardkit.verifiers.multiple_choice.verifier import MCQVerifier
+from rk_testing import require
 
 
 def test_builtins_register_through_the_hooks(host):
@@ -196,3 +199,30 @@ def test_plugin_without_any_marked_hook_fails_loudly(host):
     with pytest.raises(rk.PluginError, match="'empty' implements no rewardkit hook$"):
         host.register(object(), name="empty")
     assert host.pm.get_plugin("forgot_marker") is None and "never" not in host.registries.rewards
+
+
+class ShellLanguagePlugin:
+    """Registers a language: POSIX sh, interpreted (no compile step), selected by a ```sh fence."""
+
+    @rk.hookimpl
+    def register_languages(self, register):
+        register(
+            "posix-sh",
+            rk.Language(name="posix-sh", family="sh", source_file="main.sh", run=("sh", "{artifact}"), tags=("sh",)),
+        )
+
+
+def test_a_plugin_language_is_looked_up_by_name_and_tag_and_judged_by_the_code_verifier():
+    require(shutil.which("bwrap") is not None or os.geteuid() == 0, "no isolation tool for the local sandbox")
+    rk_host = rk.plugin_host()
+    rk_host.register(ShellLanguagePlugin(), name="shell-language")
+    try:
+        assert rk.get_language("posix-sh") is rk.get_language("SH")
+        with rk.get_verifier("code", sandbox="local") as verifier:
+            tests = {"inputs": ["1 2\n", "5 5\n"], "outputs": ["3\n", "10\n"]}
+            verdict = verifier.verify("```sh\nread a b\necho $((a + b))\n```", tests)
+            assert (verdict.score, verdict.details["language"]) == (1.0, "posix-sh")
+    finally:
+        rk_host.unregister(name="shell-language")
+    with pytest.raises(rk.ConfigError, match=r"unknown language 'posix-sh'; registered languages: c, cpp17"):
+        rk.get_language("posix-sh")

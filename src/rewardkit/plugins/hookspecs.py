@@ -32,3 +32,8 @@ def register_combinators(register: Register) -> None:
 @hookspec
 def register_sandboxes(register: Register) -> None:
     """Add sandbox backends: ``register(name, factory)`` where ``factory(**options)`` returns a Sandbox."""
+
+
+@hookspec
+def register_languages(register: Register) -> None:
+    """Add programming languages: ``register(name, language)`` where ``language`` is an ``rk.Language``."""

@@ -43,7 +43,8 @@ class Alias:
 
 @dataclass
 class Registry:
-    """Objects of one kind (verifier, reward, combinator, sandbox) by name, each with the plugin that added it."""
+    """Objects of one kind (verifier, reward, combinator, sandbox, language) by name, each with the plugin that
+    added it."""
 
     kind: str
     # The rewards registry: a registered plain function (not a factory) is itself the reward (params are
@@ -247,6 +248,7 @@ class Registries:
     rewards: Registry = field(default_factory=lambda: Registry("reward", functions=True))
     combinators: Registry = field(default_factory=lambda: Registry("combinator"))
     sandboxes: Registry = field(default_factory=lambda: Registry("sandbox"))
+    languages: Registry = field(default_factory=lambda: Registry("language"))
 
     def remove_plugin(self, plugin: str) -> None:
         """Forget everything ``plugin`` registered, in every registry."""
@@ -259,7 +261,7 @@ class Registries:
             registry.broken_plugins = list(summaries)
 
     def all(self) -> list[Registry]:
-        return [self.verifiers, self.rewards, self.combinators, self.sandboxes]
+        return [self.verifiers, self.rewards, self.combinators, self.sandboxes, self.languages]
 
     def by_hook(self) -> dict[str, Registry]:
         return {
@@ -267,4 +269,5 @@ class Registries:
             "register_rewards": self.rewards,
             "register_combinators": self.combinators,
             "register_sandboxes": self.sandboxes,
+            "register_languages": self.languages,
         }

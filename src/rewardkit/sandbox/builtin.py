@@ -1,4 +1,4 @@
-"""Built-in sandbox backends, registered like any plugin's (loaded by name as ``rewardkit.sandbox.builtin``)."""
+"""Built-in sandbox backends and languages, registered like any plugin's (loaded as ``rewardkit.sandbox.builtin``)."""
 
 from __future__ import annotations
 
@@ -15,3 +15,11 @@ def register_sandboxes(register: Register) -> None:
     from rewardkit.sandbox.docker.sandbox import DockerSandbox
 
     register("docker", DockerSandbox)
+
+
+@hookimpl
+def register_languages(register: Register) -> None:
+    from rewardkit.sandbox.builtin_languages import builtin_languages
+
+    for language in builtin_languages():
+        register(language.name, language)

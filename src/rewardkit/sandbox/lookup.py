@@ -1,14 +1,47 @@
-"""``rk.get_sandbox``: a new sandbox backend of a registered kind."""
+"""``rk.get_sandbox`` and ``rk.get_language``: a new sandbox backend, a registered language."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from rewardkit._errors import ConfigError
 from rewardkit.plugins.manager import default_host
 from rewardkit.sandbox.base import Sandbox
+from rewardkit.sandbox.languages import Language
 
 
 def get_sandbox(name: str, **options: Any) -> Sandbox:
     """A new sandbox backend of a registered kind (``"local"``, ``"docker"``, ...)."""
     sandbox: Sandbox = default_host().registries.sandboxes.create(name, options)
     return sandbox
+
+
+def get_language(name: str) -> Language:
+    """The registered language called ``name``, or the one with ``name`` as an alias or fence tag (any case:
+    ``"cpp"``, ``"C++"``, ``"golang"``); ConfigError listing the registered languages when none is."""
+    found = find_language(name)
+    if found is None:
+        registry = default_host().registries.languages
+        raise ConfigError(registry.unknown_message(name) + f" Their aliases and fence tags: {_names()}")
+    return found
+
+
+def find_language(name: Any) -> Language | None:
+    """Like :func:`get_language`, None when no language has that name."""
+    if not isinstance(name, str) or not name.strip():
+        return None
+    registry = default_host().registries.languages
+    key = name.strip().lower()
+    if key in registry:
+        language: Language = registry.get(key)
+        return language
+    for registered in registry.names():
+        candidate: Language = registry.get(registered)
+        if key in (n.lower() for n in candidate.names()):
+            return candidate
+    return None
+
+
+def _names() -> str:
+    registry = default_host().registries.languages
+    return "; ".join(f"{n}: {', '.join(registry.get(n).names()[1:]) or '-'}" for n in registry.names())

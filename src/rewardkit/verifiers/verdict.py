@@ -32,6 +32,7 @@ class Status(str, Enum):
     SCHEMA_VIOLATION = "schema_violation"
     TOO_MANY_CALLS = "too_many_calls"
     ENVIRONMENT_ERROR = "environment_error"
+    LANGUAGE_MISMATCH = "language_mismatch"
 
     __str__ = str.__str__
     __format__ = str.__format__  # type: ignore[assignment]
@@ -56,6 +57,7 @@ UNKNOWN_FUNCTION = Status.UNKNOWN_FUNCTION
 SCHEMA_VIOLATION = Status.SCHEMA_VIOLATION
 TOO_MANY_CALLS = Status.TOO_MANY_CALLS
 ENVIRONMENT_ERROR = Status.ENVIRONMENT_ERROR
+LANGUAGE_MISMATCH = Status.LANGUAGE_MISMATCH
 _BY_VALUE = {s.value: s for s in Status}
 
 #: Failures of the system, not of the model: a broken sandbox, a verifier bug or crashed worker, a reference

@@ -23,6 +23,7 @@ bubblewrap through ``--seccomp FD``, ``unshare`` through a small Python step aft
 from __future__ import annotations
 
 import functools
+import glob
 import os
 import resource
 import shutil
@@ -39,6 +40,8 @@ ISOLATIONS = ("auto", "bwrap", "unshare", "rlimits")
 SCRATCH = "/sandbox"
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime", "/etc/alternatives")
+# Toolchain config the system dirs link into (Debian's JDK: /usr/lib/jvm/*/conf/* -> /etc/java-17-openjdk/*)
+_ETC_TOOLCHAIN_GLOBS = ("/etc/java-*",)
 _PRIVATE_DIRS = ("/dev/shm", "/var/tmp", "/run/lock")  # world-writable on a usual host (unshare mode)
 # argv: [hex of the packed filter or "-", command...]: lo up in the run's new network namespace (as bubblewrap
 # does), then the filter; the first stderr line names the step if it fails
@@ -175,7 +178,8 @@ def system_binds() -> list[str]:
             args += ["--symlink", os.readlink(d), d]
         elif os.path.isdir(d):
             args += ["--ro-bind", d, d]
-    for f in _ETC_FILES:
+    toolchain = sorted(p for pattern in _ETC_TOOLCHAIN_GLOBS for p in glob.glob(pattern) if os.path.isdir(p))
+    for f in [*_ETC_FILES, *toolchain]:
         if os.path.exists(f):
             parents(f)
             args += ["--ro-bind", f, f]

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Sequence
 from typing import NamedTuple
 
 _HEAD = re.compile(r"[ \t]*(`{3,}|~{3,})")
-_PYTHON_TAGS = frozenset({"python", "py", "python3", "py3"})
+PYTHON_TAGS = frozenset({"python", "py", "python3", "py3"})
 
 
 class _Line(NamedTuple):
@@ -92,14 +93,25 @@ def _fenced_blocks(text: str, lines: list[_Line]) -> list[tuple[str, str]]:
 
 def extract_program(text: str) -> str:
     """The program in ``text``; a block left open at the end (a truncated completion) counts too."""
+    return extract_tagged(text)[1]
+
+
+def extract_tagged(text: str, preferred: Sequence[frozenset[str]] = (PYTHON_TAGS,)) -> tuple[str, str]:
+    """(fence tag, program): the last block tagged with one of the first set of ``preferred`` (lower-case) tags
+    any block has, else the last fenced block, else a block left open at the end, else all (tag "")."""
     lines = _lines(text)
-    blocks = [(info.strip().lower().split(" ")[0], body) for info, body in _fenced_blocks(text, lines)]
-    python_blocks = [body for tag, body in blocks if tag in _PYTHON_TAGS]
-    if python_blocks:
-        return python_blocks[-1]
+    blocks = [(_tag(info), body) for info, body in _fenced_blocks(text, lines)]
+    for tags in preferred:
+        chosen = [(tag, body) for tag, body in blocks if tag in tags]
+        if chosen:
+            return chosen[-1]
     if blocks:
-        return blocks[-1][1]
+        return blocks[-1]
     for line in lines:
         if _can_open(line, text):
-            return text[line.end + 1 :]
-    return text
+            return _tag(line.rest), text[line.end + 1 :]
+    return "", text
+
+
+def _tag(info: str) -> str:
+    return info.strip().lower().split(" ")[0]

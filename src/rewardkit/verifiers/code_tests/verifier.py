@@ -22,7 +22,13 @@ from rewardkit.sandbox.base import Limits, Sandbox
 from rewardkit.verifiers.base import Verifier, assistant_text
 from rewardkit.verifiers.code_tests.extract import extract_program
 from rewardkit.verifiers.code_tests.job import InvalidReference, parse_result, prepare_job, valid_tolerance
-from rewardkit.verifiers.verdict import INVALID_REFERENCE, NO_ANSWER, SANDBOX_ERROR, Verdict
+from rewardkit.verifiers.code_tests.native.build import BuildCache
+from rewardkit.verifiers.code_tests.native.judging import judge_program
+from rewardkit.verifiers.code_tests.native.problem import needs_judge, problem_from_row
+from rewardkit.verifiers.code_tests.native.selection import Selection, select
+from rewardkit.verifiers.verdict import INVALID_REFERENCE, LANGUAGE_MISMATCH, NO_ANSWER, SANDBOX_ERROR, Verdict
+
+__all__ = ["CodeConfig", "CodeVerifier", "extract_program"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +47,15 @@ class CodeConfig(Limits):
     partial_credit: bool = True
     public_tests_only: bool = False
     workers: int | None = None
+    # Programs in other languages, and competitive-programming rows (docs/code-verifier.md, "Languages")
+    language: str | None = None
+    time_limit: float | None = None
+    memory_limit: int | None = None
+    time_scale: float = 1.0
+    checker_time: float = 10.0
+    judge_budget: float = 300.0
+    compile_cache_bytes: int = 512 << 20
+    compile_cache_dir: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("wall_time",):
@@ -73,6 +88,22 @@ class CodeConfig(Limits):
                 raise ConfigError(f"code verifier: {name} must be true or false, got {getattr(self, name)!r}")
         if self.workers is not None and (not isinstance(self.workers, int) or self.workers < 1):
             raise ConfigError(f"code verifier: workers must be an integer >= 1 or None, got {self.workers!r}")
+        for name in ("time_limit", "time_scale", "checker_time", "judge_budget"):
+            value = getattr(self, name)
+            if (value is not None or name != "time_limit") and (
+                not isinstance(value, (int, float)) or isinstance(value, bool) or not value > 0
+            ):
+                raise ConfigError(f"code verifier: {name} must be a positive number, got {value!r}")
+        for name in ("memory_limit", "compile_cache_bytes"):
+            value = getattr(self, name)
+            if (value is not None or name != "memory_limit") and (
+                not isinstance(value, int) or isinstance(value, bool) or value < 1
+            ):
+                raise ConfigError(f"code verifier: {name} must be a positive integer (bytes), got {value!r}")
+        if self.language is not None:
+            from rewardkit.sandbox.lookup import get_language
+
+            get_language(self.language)  # a ConfigError listing the registered languages
 
     def limits(self) -> Limits:
         """The sandbox limits of one run, with ``cpu_time`` resolved."""
@@ -102,6 +133,7 @@ class CodeVerifier(Verifier):
         self.batch_threads = self.config.workers or max(2, min(16, (os.cpu_count() or 1) * 2))
         self._limits = self.config.limits()
         self._lock = threading.Lock()
+        self.builds = BuildCache(self.config.compile_cache_bytes, self.config.compile_cache_dir)
         if isinstance(sandbox, Sandbox):
             if sandbox_options:
                 raise ConfigError("code verifier: sandbox_options only apply when sandbox is given by name")
@@ -127,9 +159,20 @@ class CodeVerifier(Verifier):
 
     def _verify(self, completion: Any, reference: Any, **context: Any) -> Verdict:
         text = assistant_text(completion)
-        program = extract_program(text)
+        chosen = select(text, reference, context, self.config.language)
+        program = chosen.program
         if not program.strip():
             return Verdict.fail(NO_ANSWER, None, error="no program in the completion")
+        if chosen.unknown:
+            return Verdict.fail(
+                INVALID_REFERENCE,
+                program,
+                error=f"the row asks for language {chosen.unknown!r}, which is not registered",
+            )
+        if chosen.mismatch:
+            return Verdict(0.0, False, LANGUAGE_MISMATCH, program, {"error": chosen.mismatch})
+        if chosen.language is not None and (chosen.language.family != "python" or needs_judge(reference, context)):
+            return self._judge(chosen, reference, context)
         try:
             job = prepare_job(
                 program,
@@ -160,6 +203,37 @@ class CodeVerifier(Verifier):
             verdict.extracted,
             {**verdict.details, "backend": self.sandbox_name},
         )
+
+    def _judge(self, chosen: Selection, reference: Any, context: dict[str, Any]) -> Verdict:
+        """A program in a registered language, or a competitive-programming row: the native judge."""
+        assert chosen.language is not None
+        try:
+            problem = problem_from_row(reference, context, self.config.tolerance)
+        except InvalidReference as exc:
+            if "judge Python only" in str(exc):
+                why = f"the row's tests call Python functions; the completion is in {chosen.language.name}"
+                return Verdict(0.0, False, LANGUAGE_MISMATCH, chosen.program, {"error": why})
+            return Verdict.fail(
+                INVALID_REFERENCE, chosen.program, error=f"bad reference (not the model's fault): {exc}"
+            )
+        settings = {
+            "time_limit": self.config.time_limit,
+            "memory_limit": self.config.memory_limit,
+            "time_scale": self.config.time_scale,
+            "checker_time": self.config.checker_time,
+            "judge_budget": self.config.judge_budget,
+            "partial_credit": self.config.partial_credit,
+            "max_output_bytes": self.config.max_output_bytes,
+            "max_scratch_bytes": self.config.max_scratch_bytes,
+        }
+        return judge_program(
+            self.sandbox, chosen.language, chosen.program, problem, self.builds, settings, self.sandbox_name
+        )
+
+    def batch_metrics(self, verdicts: Any) -> dict[str, float]:
+        """The compile cache's counters so far (hits, misses, compiles, compile errors), where anything compiled."""
+        counts = dict(self.builds.counts)
+        return {f"compile_cache/{k}": float(v) for k, v in counts.items()} if any(counts.values()) else {}
 
     def close(self) -> None:
         with self._lock:

@@ -1,0 +1,401 @@
+"""The judge of a built program, inside the sandbox (plain stdlib): run it on every test, check each output.
+
+Run as ``python3 -I -S -B native_judge.py`` in the scratch dir holding the artifact (and a checker, if any),
+with the job as JSON on stdin (see ``rewardkit.verifiers.code_tests.native.judge_job``). Like the Python
+harness's supervisor, it reads the job (expected outputs included) before any program process exists, makes
+itself non-dumpable and ignores the signals a program could send it. An executable artifact (and a compiled
+checker) is copied into a sealed in-memory file before the first test and executed from there, so no test can
+change what the next one runs.
+
+Each test: a fresh process in a session of its own under the test's CPU, address-space and file-size rlimits,
+its input on stdin (``input_mode: file``: also as ``input.txt``, its answer read from ``output.txt`` when the
+program writes one), stdout and stderr capped; once it exits, every process of the run but this one is
+killed. Then the output is compared here (token-wise) or by the dataset's checker, a fresh process of its own
+in a fresh dir. Tests run group by group (an IOI subtask); ``stop: group`` skips the rest of a group after a
+failed test, ``stop: first`` everything after it. The verdict is one line ``RKN1 <nonce> <json>`` on stdout.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import resource
+import secrets
+import select
+import signal
+import sys
+import time
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from code_io_cases import outputs_match  # noqa: E402
+from code_procs import nondumpable, shield_signals  # noqa: E402
+
+sys.path.remove(HERE)
+
+RESULT_TAG = "RKN1"
+STDERR_TAIL = 4096
+_SEALS = fcntl.F_SEAL_WRITE | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL
+
+
+def sealed_copy(name: str) -> int:
+    """A read-only, sealed in-memory copy of ``name`` (close-on-exec)."""
+    with open(os.path.join(HERE, name), "rb") as fh:
+        data = fh.read()
+    fd = os.memfd_create("rk-" + os.path.basename(name), os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, _SEALS)
+    return fd
+
+
+def kill_others(pgid: int) -> None:
+    """Every process of the run but this one (as PID 1 of the run's namespace), else the test's group."""
+    end = time.monotonic() + 2.0
+    while time.monotonic() < end:
+        try:
+            if os.getpid() == 1:
+                os.kill(-1, signal.SIGKILL)
+            else:
+                os.killpg(pgid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            if os.getpid() != 1:
+                return
+            time.sleep(0.001)
+
+
+def spawn(
+    argv: list[str],
+    exec_fd: int | None,
+    env: dict[str, str],
+    cwd: str,
+    stdin_fd: int,
+    out_fd: int,
+    err_fd: int,
+    limits: list[tuple[int, int]],
+    keep: tuple[int, ...] = (),
+) -> int:
+    """Fork a process with the given fds as 0, 1, 2 (and ``keep``), rlimits set, in its own session."""
+    pid = os.fork()
+    if pid == 0:  # the child: only async-signal-safe work until exec, and never back into Python's caller
+        try:
+            os.setsid()
+            for what, value in limits:
+                resource.setrlimit(what, (value, value))
+            os.dup2(stdin_fd, 0)
+            os.dup2(out_fd, 1)
+            os.dup2(err_fd, 2)
+            for fd in keep:
+                os.set_inheritable(fd, True)
+            os.chdir(cwd)
+            for number in range(1, signal.NSIG):
+                try:
+                    signal.signal(number, signal.SIG_DFL)
+                except (OSError, ValueError, RuntimeError):
+                    pass
+            if exec_fd is not None:
+                os.execve(exec_fd, argv, env)
+            os.execvpe(argv[0], argv, env)
+        except BaseException:  # noqa: BLE001 - nothing may return from a forked child
+            os._exit(127)
+    return pid
+
+
+def run_process(
+    argv: list[str],
+    exec_fd: int | None,
+    env: dict[str, str],
+    cwd: str,
+    data: bytes,
+    limits: list[tuple[int, int]],
+    wall: float,
+    cap: int,
+    keep: tuple[int, ...] = (),
+) -> tuple[int | None, Any, bytes, bytes, bool]:
+    """Run one process to its end (or its wall limit): (wait status or None, rusage, stdout, stderr tail, over)."""
+    in_r, in_w = os.pipe()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    pid = spawn(argv, exec_fd, env, cwd, in_r, out_w, err_w, limits, keep)
+    for fd in (in_r, out_w, err_w):
+        os.close(fd)
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        pidfd = None
+    out, err, pending = bytearray(), bytearray(), memoryview(data)
+    readers, writers = [out_r, err_r], [in_w] if data else []
+    if not data:
+        os.close(in_w)
+    for fd in (in_w, out_r, err_r):
+        os.set_blocking(fd, False)
+    deadline = time.monotonic() + wall
+    status: int | None = None
+    rusage: Any = None
+    over = False
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            waits = readers + ([pidfd] if pidfd is not None else [])
+            readable, writable, _ = select.select(waits, writers, [], min(left, 0.01 if pidfd is None else left))
+            for fd in readable:
+                if fd == pidfd:
+                    continue
+                try:
+                    block = os.read(fd, 1 << 16)
+                except BlockingIOError:
+                    continue
+                if not block:
+                    readers.remove(fd)
+                elif fd == out_r:
+                    out += block
+                    if len(out) > cap:
+                        over = True
+                else:
+                    err += block
+                    del err[:-STDERR_TAIL]
+            if over:
+                break
+            if writable:
+                try:
+                    pending = pending[os.write(in_w, pending[: 1 << 16]) :]
+                except (BlockingIOError, InterruptedError):
+                    pass
+                except OSError:  # the program closed its stdin: what it did not read is its business
+                    pending = pending[:0]
+                if not pending:
+                    os.close(in_w)
+                    writers = []
+            done, wstatus, usage = os.wait4(pid, os.WNOHANG)
+            if done:
+                status, rusage = wstatus, usage
+                _drain(readers, out_r, out, err, cap)
+                break
+    finally:
+        if status is None:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            _, status_killed, rusage = os.wait4(pid, 0)
+            if over:
+                status = status_killed
+        for fd in [*readers, *writers, out_r, err_r]:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        if pidfd is not None:
+            os.close(pidfd)
+        kill_others(pid)
+    return status, rusage, bytes(out[: cap + 1]), bytes(err), over
+
+
+def _drain(readers: list[int], out_r: int, out: bytearray, err: bytearray, cap: int) -> None:
+    """What the pipes hold once the program exited (a process it left may keep them open: never wait for it)."""
+    for fd in list(readers):
+        while len(out) <= cap:
+            try:
+                block = os.read(fd, 1 << 16)
+            except (BlockingIOError, OSError):
+                break
+            if not block:
+                break
+            if fd == out_r:
+                out += block
+            else:
+                err += block
+                del err[:-STDERR_TAIL]
+
+
+def judge_case(job: dict[str, Any], case: dict[str, Any], exec_fd: int | None, env: dict[str, str]) -> dict[str, Any]:
+    limits = job["limits"]
+    time_limit = float(limits["time"])
+    rl = [
+        (resource.RLIMIT_CPU, int(time_limit) + 1),
+        (resource.RLIMIT_AS, int(limits["address_space"])),
+        (resource.RLIMIT_FSIZE, int(limits["file_bytes"])),
+        (resource.RLIMIT_CORE, 0),
+    ]
+    data = case["input"].encode("utf-8")
+    file_mode = job.get("input_mode") == "file"
+    if file_mode:
+        _write(os.path.join(HERE, job.get("input_file", "input.txt")), data)
+        _remove(os.path.join(HERE, job.get("output_file", "output.txt")))
+    argv = job["argv"]
+    start = time.monotonic()
+    status, usage, out, err, over = run_process(
+        argv, exec_fd, env, HERE, data, rl, float(limits["wall"]), int(limits["output_bytes"])
+    )
+    wall = time.monotonic() - start
+    cpu = (usage.ru_utime + usage.ru_stime) if usage is not None else wall
+    peak = (usage.ru_maxrss * 1024) if usage is not None else 0
+    found = {"time": round(cpu, 4), "wall": round(wall, 4), "memory": peak}
+    code = os.waitstatus_to_exitcode(status) if status is not None else None
+    tail = err.decode("utf-8", "replace")
+    out_of_memory = peak > int(limits["memory"]) or any(m in tail for m in job.get("memory_markers", ()))
+    if over:
+        return dict(found, status="OLE", error="output over %d bytes" % int(limits["output_bytes"]))
+    if cpu > time_limit or code is None or code in (-signal.SIGXCPU,) or wall >= float(limits["wall"]):
+        return dict(found, status="TLE", error="ran past its time limit (%.2fs CPU, %.2fs wall)" % (cpu, wall))
+    if out_of_memory:
+        return dict(found, status="MLE", error="over its memory limit (peak %d MiB)" % (peak >> 20), stderr=tail[-500:])
+    if code != 0:
+        what = "killed by signal %d" % -code if code < 0 else "exit status %d" % code
+        return dict(found, status="RE", error=what, stderr=tail[-500:])
+    if file_mode:
+        produced = _read(os.path.join(HERE, job.get("output_file", "output.txt")), int(limits["output_bytes"]))
+        if produced is not None:
+            out = produced
+    verdict = check(job, case, out)
+    return dict(found, **verdict)
+
+
+def check(job: dict[str, Any], case: dict[str, Any], out: bytes) -> dict[str, Any]:
+    checker = job.get("checker")
+    text = out.decode("utf-8", "replace")
+    if not checker:
+        compare = job.get("compare") or {}
+        ok = outputs_match(text, case["answer"], compare.get("tolerance"), compare.get("rule"))
+        return {"status": "AC", "score": 1.0} if ok else {"status": "WA", "score": 0.0, "error": "wrong answer"}
+    work = os.path.join(HERE, "check-" + secrets.token_hex(8))
+    os.mkdir(work, 0o700)
+    files = {"input": case["input"].encode("utf-8"), "answer": case["answer"].encode("utf-8"), "output": out}
+    names = checker["files"]
+    for role, data in files.items():
+        _write(os.path.join(work, names[role]), data)
+    fd = CHECKER_FD[0]
+    assert fd is not None
+    argv = [part.format(checker="/proc/self/fd/%d" % fd, **names) for part in checker["argv"]]
+    keep: tuple[int, ...] = ()
+    exec_fd: int | None = fd
+    if checker.get("interpreted"):  # the interpreter opens the script by its /proc path: the fd must survive exec
+        keep, exec_fd = (fd,), None
+    limits = [(resource.RLIMIT_CPU, int(checker["time"]) + 1), (resource.RLIMIT_AS, int(checker["address_space"]))]
+    status, _, stdout, stderr, _ = run_process(
+        argv, exec_fd, CLEAN_ENV, work, b"", limits, float(checker["time"]) * 2 + 1, 1 << 20, keep
+    )
+    code = os.waitstatus_to_exitcode(status) if status is not None else None
+    message = (stderr or stdout).decode("utf-8", "replace").strip()[:300]
+    score = read_score(checker["verdict"], code, stdout.decode("utf-8", "replace"))
+    if score is None:
+        return {
+            "status": "WA",
+            "score": 0.0,
+            "checker_failed": True,
+            "error": "checker failed (%s): %s" % (code, message),
+        }
+    if score >= 1.0:
+        return {"status": "AC", "score": 1.0}
+    return {"status": "PA" if score > 0 else "WA", "score": score, "error": message or "wrong answer"}
+
+
+def read_score(rule: str, code: int | None, stdout: str) -> float | None:
+    """The checker's score in [0, 1], or None when the checker itself failed."""
+    tokens = stdout.split()
+    if rule == "exit_code":  # testlib: 0 accepted, 1 wrong answer, 2 presentation error, 3 the checker failed
+        if code == 0:
+            return 1.0
+        return 0.0 if code in (1, 2) else None
+    if code != 0 or not tokens:
+        return None if code not in (0, 1) else 0.0
+    token = tokens[-1] if rule == "last_token" else tokens[0]
+    try:
+        value = float(token)
+    except ValueError:
+        return 0.0
+    return min(1.0, max(0.0, value)) if value == value else None
+
+
+def _write(path: str, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+
+
+def _read(path: str, cap: int) -> bytes | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        return os.read(fd, cap)
+    finally:
+        os.close(fd)
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+CHECKER_FD: list[int | None] = [None]
+CLEAN_ENV: dict[str, str] = {}
+
+
+def main() -> int:
+    job = json.loads(sys.stdin.buffer.read())
+    nondumpable()
+    shield_signals()
+    started = time.monotonic()
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": HERE, "TMPDIR": HERE, "LANG": "C.UTF-8"}
+    CLEAN_ENV.update(env)
+    env.update({k: v.replace("{scratch}", HERE) for k, v in job.get("env", {}).items()})
+    exec_fd = sealed_copy(job["exec"]) if job.get("exec") else None
+    checker = job.get("checker")
+    if checker:
+        CHECKER_FD[0] = sealed_copy(checker["file"])
+    cases = job["cases"]
+    results: list[dict[str, Any] | None] = [None] * len(cases)
+    budget_hit = False
+    stop = job.get("stop", "never")
+    for group in job["groups"]:
+        failed = False
+        for index in group:
+            if results[index] is not None:
+                failed = failed or results[index]["status"] != "AC" and results[index].get("score", 0) == 0
+                continue
+            if failed and stop in ("group", "first"):
+                results[index] = {"status": "SKIP", "error": "an earlier test of its group failed"}
+                continue
+            if time.monotonic() - started > float(job["budget"]):
+                budget_hit = True
+                results[index] = {"status": "SKIP", "error": "the judging time budget ran out"}
+                continue
+            results[index] = judge_case(job, cases[index], exec_fd, env)
+            if results[index]["status"] != "AC" and results[index].get("score", 0) == 0:
+                failed = True
+        if failed and stop == "first":
+            for rest in job["groups"]:
+                for index in rest:
+                    if results[index] is None:
+                        results[index] = {"status": "SKIP", "error": "an earlier test failed"}
+            break
+    for index, result in enumerate(results):
+        if result is None:
+            results[index] = {"status": "SKIP", "error": "in no group"}
+    report = {"cases": results, "budget_hit": budget_hit}
+    sys.stdout.write("%s %s %s\n" % (RESULT_TAG, job["nonce"], json.dumps(report)))
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
