@@ -145,12 +145,18 @@ def test_a_row_the_verifier_cannot_read_is_invalid_reference_not_a_zero() -> Non
     rows = [
         {"question": "q", "input_output": json.dumps({"inputs": [[1, 2]], "outputs": [[3]]})},  # call data, no fn_name
         {"question": "q", "test": "def check(candidate):\n    assert candidate(1) == 1\n"},  # no entry_point
-        {"question": "q", "verification_info": {"language": "cpp", "test_cases": [{"input": "1", "output": "1"}]}},
+        {"question": "q", "verification_info": {"language": "cobol", "test_cases": [{"input": "1", "output": "1"}]}},
     ]
     found = score_rows(
         rows, [fenced("def f(x):\n    return x")] * 3, reference_key=["input_output", "test", "verification_info"]
     )
     assert [r["status"] for r in found] == ["invalid_reference"] * 3
+
+
+def test_a_python_answer_to_a_cpp_row_is_a_language_mismatch_not_a_zero_for_the_dataset() -> None:
+    row = {"question": "q", "verification_info": {"language": "cpp", "test_cases": [{"input": "1", "output": "1"}]}}
+    found = score_rows([row], [fenced("print(input())")], reference_key="verification_info")
+    assert (found[0]["reward"], found[0]["status"]) == (0.0, "language_mismatch")
 
 
 def test_a_chat_prompt_that_quotes_humaneval_code_still_prefixes_it() -> None:

@@ -258,6 +258,14 @@ def test_settings_are_the_sandbox_limits_with_the_verifiers_own_defaults() -> No
         "partial_credit": True,
         "public_tests_only": False,
         "workers": None,
+        "language": None,
+        "time_limit": None,
+        "memory_limit": None,
+        "time_scale": 1.0,
+        "checker_time": 10.0,
+        "judge_budget": 300.0,
+        "compile_cache_bytes": 512 << 20,
+        "compile_cache_dir": None,
     }
     assert CodeConfig().limits() == Limits(max_processes=16)
     assert type(CodeConfig().limits()) is Limits

@@ -24,6 +24,7 @@ CODE_REFERENCE_KEYS = (
     "public_test_cases",
     "public_tests",
     "verification_info",
+    "official_tests",
     "test",
     "answer",
 )

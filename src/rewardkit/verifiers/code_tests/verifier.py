@@ -223,7 +223,6 @@ class CodeVerifier(Verifier):
             "checker_time": self.config.checker_time,
             "judge_budget": self.config.judge_budget,
             "partial_credit": self.config.partial_credit,
-            "max_output_bytes": self.config.max_output_bytes,
             "max_scratch_bytes": self.config.max_scratch_bytes,
         }
         return judge_program(

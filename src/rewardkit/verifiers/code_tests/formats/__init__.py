@@ -24,6 +24,22 @@ CONTEXT_COLUMNS = (
     "private_test_cases",
     "private_tests",
     "generated_tests",
+    # the native judge's layouts (open-r1 Codeforces and IOI, checkers, limits): native/problem.py
+    "language",
+    "official_tests",
+    "generated_checker",
+    "checker",
+    "checker_type",
+    "testlib",
+    "time_limit",
+    "memory_limit",
+    "input_mode",
+    "subtasks",
+    "subtask",
+    "score",
+    "test_names",
+    "test_cases",
+    "grader_files",
 )
 
 __all__ = [

@@ -26,6 +26,7 @@ from rewardkit.verifiers.code_tests.formats.values import parse_column
 
 MIB = 1 << 20
 CHECKER_KINDS = ("python", "testlib", "cms")
+ROW_FIELDS = ("official_tests", "generated_tests", "test_cases", "subtasks")
 
 
 @dataclass(frozen=True)
@@ -201,9 +202,11 @@ def problem_from_row(reference: Any, context: Mapping[str, Any] | None = None, t
     context = dict(context or {})
     value = parse_column(reference)
     column = context.get("reference_column")
-    row: dict[str, Any] = {**context, **(value if isinstance(value, Mapping) else {})}
-    if isinstance(value, list) and isinstance(column, str) and column not in row:
+    row: dict[str, Any] = dict(context)
+    if isinstance(column, str) and column in ROW_FIELDS:  # the reference is one field of the row
         row[column] = value
+    elif isinstance(value, Mapping):  # the reference holds the row (or its tests)
+        row.update(value)
     time_limit, memory = _limits(row)
     common: dict[str, Any] = {
         "time_limit": time_limit,
@@ -248,6 +251,8 @@ def needs_judge(reference: Any, context: Mapping[str, Any] | None) -> bool:
     """Whether a row asks for what only the native judge does (a checker, subtasks, file IO, official_tests)."""
     value = parse_column(reference)
     row: dict[str, Any] = {**dict(context or {}), **(value if isinstance(value, Mapping) else {})}
+    if (context or {}).get("reference_column") in ROW_FIELDS:
+        return True
     keys = ("official_tests", "generated_checker", "checker", "subtasks", "test_names")
     if any(row.get(key) not in (None, "", []) for key in keys):
         return True

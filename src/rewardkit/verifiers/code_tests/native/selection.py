@@ -31,11 +31,13 @@ class Selection:
 
 def row_language(reference: Any, context: Mapping[str, Any]) -> str | None:
     """The language a row asks for: its ``language`` column, or the ``language`` in ``verification_info``."""
-    for value in (context.get("language"), parse_column(reference), parse_column(context.get("verification_info"))):
-        if isinstance(value, Mapping):
-            value = value.get("language")
-        if isinstance(value, str) and value.strip():
-            return value.strip()
+    column = context.get("language")
+    if isinstance(column, str) and column.strip():
+        return column.strip()
+    for value in (parse_column(reference), parse_column(context.get("verification_info"))):
+        found = value.get("language") if isinstance(value, Mapping) else None
+        if isinstance(found, str) and found.strip():
+            return found.strip()
     return None
 
 
@@ -44,12 +46,18 @@ def _all_tags() -> frozenset[str]:
     return frozenset(tag.lower() for name in registry.names() for tag in registry.get(name).tags)
 
 
+def _family_names(family: str) -> frozenset[str]:
+    registry = default_host().registries.languages
+    languages = [registry.get(name) for name in registry.names()]
+    return frozenset(n.lower() for language in languages if language.family == family for n in language.names())
+
+
 def select(text: str, reference: Any, context: Mapping[str, Any], required_name: str | None) -> Selection:
     required_name = required_name or row_language(reference, context)
     required = find_language(required_name) if required_name else None
     preferred = [PYTHON_TAGS, _all_tags()]
     if required is not None:
-        preferred.insert(0, frozenset(n.lower() for n in required.names()))
+        preferred.insert(0, _family_names(required.family))
     tag, program = extract_tagged(text, preferred)
     if required_name and required is None:
         return Selection(program, tag, None, required_name, unknown=required_name)

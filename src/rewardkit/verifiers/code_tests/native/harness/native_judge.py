@@ -134,10 +134,10 @@ def run_process(
         pidfd = None
     out, err, pending = bytearray(), bytearray(), memoryview(data)
     readers, writers = [out_r, err_r], [in_w] if data else []
-    if not data:
-        os.close(in_w)
     for fd in (in_w, out_r, err_r):
         os.set_blocking(fd, False)
+    if not data:
+        os.close(in_w)
     deadline = time.monotonic() + wall
     status: int | None = None
     rusage: Any = None

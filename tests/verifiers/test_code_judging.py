@@ -1,0 +1,236 @@
+"""Competitive-programming judging: open-r1's Codeforces rows (official tests, a generated Python checker, time
+and memory limits, file IO) and IOI rows (subtasks: points times the lowest test score, early stop inside a
+subtask), testlib-style C++ checkers, the time scale factor, and language selection from a row."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+
+import rewardkit as rk
+from rk_testing import require
+
+SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+# Prints any one divisor of n greater than 1 (n itself when n is prime): many answers are right.
+DIVISOR = r"""
+#include <cstdio>
+int main() {
+    long n; std::scanf("%ld", &n);
+    for (long d = 2; d <= n; d++) if (n % d == 0) { std::printf("%ld\n", d); return 0; }
+}
+"""
+LARGEST_DIVISOR = r"""
+#include <cstdio>
+int main() { long n; std::scanf("%ld", &n); std::printf("%ld\n", n); }
+"""
+WRONG_DIVISOR = r"""
+#include <cstdio>
+int main() { long n; std::scanf("%ld", &n); std::printf("%ld\n", n + 1); }
+"""
+CHECKER_PY = """
+import sys
+n = int(open(sys.argv[1]).read())
+got = open(sys.argv[3]).read().split()
+ok = len(got) == 1 and got[0].lstrip("-").isdigit() and 1 < int(got[0]) <= n and n % int(got[0]) == 0
+print(1 if ok else 0)
+"""
+# argv: input output answer (testlib's order); exit status 0 accepts, 1 is a wrong answer
+CHECKER_CPP = r"""
+#include <cstdio>
+int main(int argc, char **argv) {
+    long n = 0, d = 0;
+    FILE *in = std::fopen(argv[1], "r"), *out = std::fopen(argv[2], "r");
+    if (!in || std::fscanf(in, "%ld", &n) != 1) return 3;
+    if (!out || std::fscanf(out, "%ld", &d) != 1) return 1;
+    return (d > 1 && d <= n && n % d == 0) ? 0 : 1;
+}
+"""
+# Subtask 1: n <= 10; subtask 2: any n. Sums 1..n: the slow program loops, the wrong one overflows past 10.
+SUM_SLOW = r"""
+#include <cstdio>
+int main() {
+    long n; std::scanf("%ld", &n);
+    if (n > 10) for (volatile long i = 0;; i++);
+    std::printf("%ld\n", n * (n + 1) / 2);
+}
+"""
+SUM_FAST = r"""
+#include <cstdio>
+int main() { long n; std::scanf("%ld", &n); std::printf("%ld\n", n * (n + 1) / 2); }
+"""
+FILE_IO = r"""
+#include <cstdio>
+int main() { long a, b; FILE *in = std::fopen("input.txt", "r"); std::fscanf(in, "%ld %ld", &a, &b);
+             FILE *out = std::fopen("output.txt", "w"); std::fprintf(out, "%ld\n", a * b); std::fclose(out); }
+"""
+SPIN_ONE_SECOND = r"""
+#include <cstdio>
+#include <ctime>
+int main() { long n; std::scanf("%ld", &n); while (std::clock() < CLOCKS_PER_SEC) {} std::printf("%ld\n", n); }
+"""
+BIG_ARRAY = r"""
+#include <cstdio>
+#include <vector>
+int main() { long n; std::scanf("%ld", &n); std::vector<long> v(100 << 17, n); std::printf("%ld\n", v[n]); }
+"""
+
+
+@pytest.fixture(scope="module")
+def verifier():
+    require(shutil.which("bwrap") is not None or os.geteuid() == 0, "no isolation tool for the local sandbox")
+    require(shutil.which("g++", path=SANDBOX_PATH) is not None, f"no g++ on the sandbox's PATH ({SANDBOX_PATH})")
+    with rk.get_verifier("code", sandbox="local") as v:
+        yield v
+
+
+def cpp(source: str) -> str:
+    return f"```cpp\n{source}\n```"
+
+
+def codeforces_row(**extra):
+    row = {
+        "official_tests": [{"input": "12\n", "output": "2\n"}, {"input": "49\n", "output": "7\n"}],
+        "time_limit": 1.0,
+        "memory_limit": 256,
+        "input_mode": "stdio",
+    }
+    row.update(extra)
+    return row
+
+
+def test_a_codeforces_row_with_a_generated_checker_accepts_any_right_answer(verifier):
+    row = codeforces_row(generated_checker=CHECKER_PY)
+    for source in (DIVISOR, LARGEST_DIVISOR):  # "2, 7" and "12, 49": both right, neither the expected output
+        verdict = verifier.verify(cpp(source), row["official_tests"], reference_column="official_tests", **row)
+        assert (verdict.score, verdict.correct) == (1.0, True), verdict.details
+        assert verdict.details["layout"] == "codeforces"
+    verdict = verifier.verify(cpp(WRONG_DIVISOR), json.dumps(row))  # the whole row as one JSON cell
+    assert (verdict.score, verdict.correct, verdict.status) == (0.0, False, "ok")
+    assert [t["status"] for t in verdict.details["tests"]] == ["WA", "WA"]
+
+
+def test_without_a_checker_the_answer_is_compared_token_by_token(verifier):
+    row = codeforces_row()
+    assert verifier.verify(cpp(DIVISOR), row).score == 1.0
+    assert verifier.verify(cpp(LARGEST_DIVISOR), row).score == 0.0  # right, but not the expected tokens
+
+
+def test_a_testlib_style_cpp_checker_from_the_dataset_judges_in_the_sandbox(verifier):
+    row = codeforces_row(checker=CHECKER_CPP, checker_type="testlib")
+    assert verifier.verify(cpp(LARGEST_DIVISOR), row).score == 1.0
+    verdict = verifier.verify(cpp(WRONG_DIVISOR), row)
+    assert verdict.score == 0.0 and [t["status"] for t in verdict.details["tests"]] == ["WA", "WA"]
+
+
+def test_a_checker_that_needs_testlib_h_the_row_does_not_ship_is_the_datasets_fault(verifier):
+    row = codeforces_row(checker='#include "testlib.h"\nint main(int c, char **v) { registerTestlibCmd(c, v); }\n')
+    verdict = verifier.verify(cpp(DIVISOR), row)
+    assert verdict.status == "invalid_reference" and "testlib.h" in verdict.details["error"]
+    assert rk.is_infrastructure_failure(verdict.status)
+
+
+def test_the_rows_time_limit_holds_and_the_time_scale_stretches_it(verifier):
+    row = codeforces_row(time_limit=0.5, official_tests=[{"input": "3\n", "output": "3\n"}])
+    verdict = verifier.verify(cpp(SPIN_ONE_SECOND), row)
+    assert (verdict.status, verdict.details["tests"][0]["status"]) == ("timeout", "TLE")
+    with rk.get_verifier("code", sandbox="local", time_scale=4.0) as scaled:
+        assert scaled.verify(cpp(SPIN_ONE_SECOND), row).score == 1.0
+
+
+def test_the_rows_memory_limit_holds(verifier):
+    tests = [{"input": "3\n", "output": "3\n"}]
+    verdict = verifier.verify(cpp(BIG_ARRAY), codeforces_row(memory_limit=64, official_tests=tests))
+    assert (verdict.status, verdict.details["tests"][0]["status"]) == ("memory_limit", "MLE")
+    assert verifier.verify(cpp(BIG_ARRAY), codeforces_row(memory_limit=256, official_tests=tests)).score == 1.0
+
+
+def test_file_input_mode_gives_input_txt_and_reads_output_txt(verifier):
+    row = codeforces_row(input_mode="file", official_tests=[{"input": "6 7\n", "output": "42\n"}])
+    assert verifier.verify(cpp(FILE_IO), row).score == 1.0
+
+
+def ioi_row():
+    cases = {f"t{n}": {"input": f"{n}\n", "output": f"{n * (n + 1) // 2}\n"} for n in (1, 5, 10, 20, 30, 40)}
+    return {
+        "subtasks": [
+            {"subtask": "small", "score": 30, "test_names": ["t1", "t5", "t10"]},
+            {"subtask": "full", "score": 70, "test_names": ["t1", "t20", "t30", "t40"]},
+        ],
+        "test_cases": cases,
+        "time_limit": 0.5,
+        "memory_limit": 256,
+    }
+
+
+def test_ioi_subtasks_earn_their_points_times_the_lowest_test_score(verifier):
+    verdict = verifier.verify(cpp(SUM_FAST), ioi_row())
+    assert (verdict.score, verdict.details["points"], verdict.details["max_points"]) == (1.0, 100, 100)
+    slow = verifier.verify(cpp(SUM_SLOW), ioi_row())
+    assert slow.details["points"] == 30 and slow.score == pytest.approx(0.3)
+    assert [s["earned"] for s in slow.details["subtasks"]] == [30, 0]
+    statuses = {t["name"]: t["status"] for t in slow.details["tests"]}
+    # t1 is judged once for both subtasks; after t20 fails, the rest of its subtask is skipped
+    assert statuses == {"t1": "AC", "t5": "AC", "t10": "AC", "t20": "TLE", "t30": "SKIP", "t40": "SKIP"}
+
+
+def test_an_open_r1_ioi_row_is_one_subtask_with_its_test_names(verifier):
+    row = ioi_row()
+    single = {"subtask": "full", "score": 70, "test_names": ["t1", "t20"], "test_cases": row["test_cases"]}
+    assert verifier.verify(cpp(SUM_FAST), single).details["points"] == 70
+    assert verifier.verify(cpp(SUM_SLOW), single).details["points"] == 0
+
+
+def test_a_python_program_on_a_codeforces_row_is_judged_by_the_same_judge(verifier):
+    row = codeforces_row(generated_checker=CHECKER_PY)
+    verdict = verifier.verify("```python\nn = int(input())\nprint(n)\n```", row)
+    assert (verdict.score, verdict.details["language"]) == (1.0, "python")
+
+
+def test_a_row_that_asks_for_another_language_is_a_language_mismatch(verifier):
+    row = {"inputs": ["1\n"], "outputs": ["1\n"]}
+    verdict = verifier.verify(cpp(LARGEST_DIVISOR), row, language="java")  # the row's language column
+    assert (verdict.score, verdict.status) == (0.0, "language_mismatch")
+    assert not rk.is_infrastructure_failure(verdict.status)
+    info = {"language": "cpp", "test_cases": [{"input": "12\n", "output": "12\n", "type": "stdin_stdout"}]}
+    assert verifier.verify(cpp(LARGEST_DIVISOR), info).score == 1.0
+    assert verifier.verify("```python\nprint(input())\n```", info).status == "language_mismatch"
+
+
+def test_cpp_for_python_function_tests_is_a_language_mismatch_not_a_python_compile_error(verifier):
+    verdict = verifier.verify(cpp(SUM_FAST), "assert add(1, 2) == 3")
+    assert (verdict.score, verdict.status) == (0.0, "language_mismatch")
+
+
+def test_the_language_parameter_picks_the_block_and_the_language(verifier):
+    with rk.get_verifier("code", sandbox="local", language="cpp20") as v:
+        text = (
+            "Python first:\n```python\nprint(1)\n```\nThen C++:\n```cpp\n" + SUM_FAST + "\n```\nOutput:\n```\n10\n```"
+        )
+        verdict = v.verify(text, {"inputs": ["4\n"], "outputs": ["10\n"]})
+        assert (verdict.score, verdict.details["language"]) == (1.0, "cpp20")
+        assert v.verify("```python\nprint(10)\n```", {"inputs": ["4\n"], "outputs": ["10\n"]}).status == (
+            "language_mismatch"
+        )
+    with pytest.raises(rk.ConfigError, match="unknown language 'cobol'"):
+        rk.get_verifier("code", language="cobol")
+
+
+def test_the_code_reward_reads_codeforces_columns_from_trl_rows(verifier):
+    row = codeforces_row(generated_checker=CHECKER_PY)
+    reward = rk.get_reward("code_pass_rate", reference_key="official_tests")
+    try:
+        scores = reward(
+            prompts=["divisor?", "divisor?"],
+            completions=[cpp(LARGEST_DIVISOR), cpp(WRONG_DIVISOR)],
+            official_tests=[row["official_tests"]] * 2,
+            generated_checker=[CHECKER_PY] * 2,
+            time_limit=[1.0] * 2,
+            memory_limit=[256] * 2,
+        )
+    finally:
+        reward.close()
+    assert scores == [1.0, 0.0]
