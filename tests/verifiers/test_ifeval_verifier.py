@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.verifiers.ifeval_cases import EXTENDED_CASES, OWN_CASES, REFERENCE_CASES
+from tests.verifiers.ifeval_cases import EXTENDED_CASES, FUNC_NAME_CASES, OWN_CASES, REFERENCE_CASES
 
 import rewardkit as rk
 from rewardkit.verifiers.instruction_following import IFEvalVerifier
@@ -28,7 +28,7 @@ IFEVAL_IDS = {
 }  # fmt: skip
 
 
-ALL_CASES = REFERENCE_CASES + OWN_CASES + EXTENDED_CASES
+ALL_CASES = REFERENCE_CASES + OWN_CASES + EXTENDED_CASES + FUNC_NAME_CASES
 
 
 def strict() -> IFEvalVerifier:
@@ -49,7 +49,7 @@ def test_each_instruction_is_checked_as_ifeval_defines_it(instruction, kwargs, r
 
 def test_every_known_id_has_a_passing_and_a_failing_case():
     assert IFEVAL_IDS <= set(CHECKS)
-    assert len(CHECKS) == 54  # IFEval's 25 and open-instruct's 29
+    assert len(CHECKS) == 79  # IFEval's 25, open-instruct's 29 IFEvalG ids and its 25 older func_name checks
     for instruction in CHECKS:
         outcomes = {followed for _, i, _, _, followed in ALL_CASES if i == instruction}
         assert outcomes == {True, False}, instruction
@@ -136,6 +136,20 @@ def test_open_instruct_ground_truth_json_and_lists_of_it():
     assert [i["followed"] for i in verdict.details["instructions"]] == [True, False]
     as_mapping = {"instruction_id_list": "detectable_format:title", "kwargs": {}}
     assert strict().verify("<<x>>", as_mapping).correct
+
+
+def test_open_instruct_func_name_rows_carry_their_arguments_beside_the_name():
+    truth = json.dumps({"func_name": "validate_word_constraint", "N": 3, "quantifier": "at least", "end_phrase": None})
+    assert strict().verify("one two three", truth).details["instructions"] == [
+        {"id": "func_name:validate_word_constraint", "followed": True}
+    ]
+    assert not strict().verify("one two", truth).correct
+    unknown = strict().verify("x", json.dumps({"func_name": "validate_telepathy"}))
+    assert unknown.status == "invalid_reference" and "func_name:validate_telepathy" in unknown.details["reason"]
+    needs = strict().verify("x", json.dumps({"func_name": "validate_word_constraint", "N": 3, "quantifier": "lots"}))
+    assert needs.status == "invalid_reference" and "'at least', 'at most', 'around'" in needs.details["reason"]
+    prompt = strict().verify("Say hi. Hi!", json.dumps({"func_name": "validate_repeat_prompt"}), prompt="Say hi.")
+    assert prompt.correct  # original_prompt from the row's prompt
 
 
 def test_repeat_prompt_falls_back_to_the_rows_prompt():

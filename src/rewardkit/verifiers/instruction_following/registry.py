@@ -15,8 +15,10 @@ CheckFn = Callable[[str, Mapping[str, Any]], bool]
 
 #: IFEval's comparisons: "less than" is strict, "at least" is inclusive.
 RELATIONS = ("less than", "at least")
+#: open-instruct's older single-constraint rows: "around" is within 10% (at least 1).
+QUANTIFIERS = ("at least", "at most", "around")
 
-INT, TEXT, WORDS, RELATION, LETTER = "int", "text", "words", "relation", "letter"
+INT, TEXT, WORDS, RELATION, LETTER, QUANTIFIER = "int", "text", "words", "relation", "letter", "quantifier"
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,14 @@ def compare(count: int, relation: str, threshold: int) -> bool:
     return count < threshold if relation == RELATIONS[0] else count >= threshold
 
 
+def quantified(count: int, quantifier: str, target: int, around: int | None = None) -> bool:
+    if quantifier == "at least":
+        return count >= target
+    if quantifier == "at most":
+        return count <= target
+    return abs(count - target) <= (around if around is not None else max(round(target * 0.1), 1))
+
+
 def bind(spec: Check, kwargs: Mapping[str, Any], prompt: str | None = None) -> dict[str, Any]:
     """The arguments of ``spec`` read from a row's kwargs (None values are absent, as in google/IFEval)."""
     given = {k: v for k, v in kwargs.items() if v is not None}
@@ -85,9 +95,10 @@ def _read(instruction: str, name: str, kind: str, value: Any) -> Any:
         if not isinstance(value, int) or value < 0:
             raise BadArguments(f"{where} must be a whole number >= 0, got {value!r}")
         return value
-    if kind == RELATION:
-        if value not in RELATIONS:
-            raise BadArguments(f"{where} must be one of {', '.join(map(repr, RELATIONS))}, got {value!r}")
+    if kind in (RELATION, QUANTIFIER):
+        choices = RELATIONS if kind == RELATION else QUANTIFIERS
+        if value not in choices:
+            raise BadArguments(f"{where} must be one of {', '.join(map(repr, choices))}, got {value!r}")
         return value
     if kind == WORDS:
         if isinstance(value, str):

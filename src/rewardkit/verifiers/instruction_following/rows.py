@@ -5,6 +5,9 @@
   None (Hugging Face's columnar layout).
 - open-instruct (RLVR-IFeval, Tülu 3 / OLMo 2 IF data): the reference is ``ground_truth``, a JSON string of
   ``{"instruction_id": [...], "kwargs": [...]}``, or a list of such objects (their constraints add up).
+- open-instruct's older single-constraint rows (allenai/RLVR-IFeval): ``ground_truth`` is JSON of
+  ``{"func_name": "verify_keywords", "keyword_list": [...], "N": null, ...}``; the function's arguments sit
+  beside its name. It reads as the instruction ``func_name:<name>``.
 - a mapping with ``instruction_id_list`` or ``instruction_id`` and ``kwargs``, as a dict or as JSON text.
 """
 
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 ID_KEYS = ("instruction_id_list", "instruction_id", "instruction_ids")
+FUNC_NAME = "func_name"
 
 
 class BadRow(ValueError):
@@ -55,8 +59,12 @@ def read_instructions(reference: Any, kwargs: Any = None) -> list[Instruction]:
 
 def _from_mapping(row: Mapping[str, Any]) -> list[Instruction]:
     key = next((k for k in ID_KEYS if k in row), None)
+    if key is None and isinstance(row.get(FUNC_NAME), str):
+        args = {k: _plain(v) for k, v in row.items() if k != FUNC_NAME}
+        return [Instruction(f"{FUNC_NAME}:{row[FUNC_NAME].strip()}", args)]
     if key is None:
-        raise BadRow(f"the reference mapping has no {' or '.join(ID_KEYS)}; its keys: {', '.join(map(str, row))}")
+        keys = (*ID_KEYS, FUNC_NAME)
+        raise BadRow(f"the reference mapping has no {' or '.join(keys)}; its keys: {', '.join(map(str, row))}")
     ids = _plain(row[key])
     return _pair([ids] if isinstance(ids, str) else ids, row.get("kwargs"))
 

@@ -22,7 +22,11 @@ from typing import Any
 from rewardkit._errors import ConfigError
 from rewardkit.profiling import stage
 from rewardkit.verifiers.base import THINK_CLOSE, Verifier, assistant_text
-from rewardkit.verifiers.instruction_following import extended_checks, ifeval_checks  # noqa: F401 - registers
+from rewardkit.verifiers.instruction_following import (  # noqa: F401 - importing registers their checks
+    extended_checks,
+    func_name_checks,
+    ifeval_checks,
+)
 from rewardkit.verifiers.instruction_following.registry import CHECKS, BadArguments, bind
 from rewardkit.verifiers.instruction_following.rows import BadRow, Instruction, read_instructions
 from rewardkit.verifiers.instruction_following.text import LanguageUnavailable
