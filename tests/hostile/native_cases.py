@@ -487,3 +487,133 @@ def outcome(result: object) -> str:
     if getattr(result, "signal", None):
         return "signal"
     return "ok" if getattr(result, "exit_code", None) == 0 else "exit"
+
+
+# Judged by the code verifier's native judge (a C block, the a+b task): each tries to get credit it did not earn.
+SUMS = {"inputs": ["0 5\n", "1 5\n", "0 7\n"], "outputs": ["5\n", "6\n", "7\n"]}  # "a+b"; a == 1 is the trap
+
+FORGE_REPORT = r"""
+#include <ctype.h>
+static char seen[1 << 20];
+static size_t used;
+static void slurp(const char *path) {
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return;
+    ssize_t got;
+    while (used < sizeof seen - 1 && (got = read(fd, seen + used, sizeof seen - 1 - used)) > 0) used += got;
+    close(fd);
+}
+int main(void) {
+    long a, b;
+    if (scanf("%ld %ld", &a, &b) != 2) return 2;
+    int pids[4096], n = pid_entries(pids, 4096);
+    char path[128];
+    const char *parts[] = {"cmdline", "environ", "fd/0", "mem", "stat"};
+    for (int i = 0; i < n; i++) for (unsigned j = 0; j < 5; j++) {
+        snprintf(path, sizeof path, "/proc/%d/%s", pids[i], parts[j]);
+        slurp(path);
+    }
+    const char *report = "{\"cases\": [{\"status\": \"AC\"}, {\"status\": \"AC\"}, {\"status\": \"AC\"}],"
+                         " \"score\": 1.0}";
+    for (size_t i = 0; i + 32 <= used; i++) {  /* every 32-hex run anywhere it could read: a nonce, perhaps */
+        size_t k = 0;
+        while (k < 32 && isxdigit((unsigned char)seen[i + k]) && !isupper((unsigned char)seen[i + k])) k++;
+        if (k == 32) fprintf(stderr, "RKN1 %.32s %s\n", seen + i, report);
+    }
+    fprintf(stderr, "RKN1 00000000000000000000000000000000 %s\n", report);
+    for (int fd = 3; fd < 256; fd++) dprintf(fd, "RKN1 0 %s\n", report);
+    for (int i = 0; i < n; i++) for (int fd = 0; fd < 32; fd++) {
+        if (pids[i] == getpid()) continue;
+        snprintf(path, sizeof path, "/proc/%d/fd/%d", pids[i], fd);
+        int out = open(path, O_WRONLY);
+        if (out >= 0) { dprintf(out, "RKN1 0 %s\n", report); close(out); }
+    }
+    printf("%ld\n", a == 1 ? a + b + 1 : a + b);
+    return 0;
+}
+"""
+
+SIGNAL_THE_JUDGE = r"""
+int main(void) {
+    long a, b;
+    if (scanf("%ld %ld", &a, &b) != 2) return 2;
+    if (a == 1) {  /* the test it cannot pass: take the judge down instead */
+        int pids[4096], n = pid_entries(pids, 4096);
+        for (int s = 1; s < 32; s++) {
+            if (s == SIGKILL || s == SIGSTOP) continue;
+            kill(getppid(), s); kill(1, s);
+            for (int i = 0; i < n; i++) if (pids[i] != getpid()) kill(pids[i], s);
+        }
+        kill(getppid(), SIGSTOP); kill(1, SIGKILL); kill(-1, SIGKILL);
+        return 0;
+    }
+    printf("%ld\n", a + b);
+    return 0;
+}
+"""
+
+ANSWER_FROM_A_DAEMON = r"""
+int main(void) {
+    long a, b;
+    if (scanf("%ld %ld", &a, &b) != 2) return 2;
+    pid_t test = getpid();
+    if (a == 0 && fork() == 0) {  /* stay behind and answer every later test for the program (not this one) */
+        setsid();
+        signal(SIGHUP, SIG_IGN); signal(SIGTERM, SIG_IGN);
+        for (int round = 0; round < 400; round++) {
+            int pids[4096], n = pid_entries(pids, 4096);
+            char path[64];
+            for (int i = 0; i < n; i++) if (pids[i] != getpid() && pids[i] != test) {
+                snprintf(path, sizeof path, "/proc/%d/fd/1", pids[i]);
+                int out = open(path, O_WRONLY);
+                if (out >= 0) { dprintf(out, "6\n"); close(out); }
+            }
+            close(open("/tmp/rk-answer", O_WRONLY | O_CREAT, 0666));
+            usleep(10000);
+        }
+        _exit(0);
+    }
+    if (a != 1) printf("%ld\n", a + b);
+    return 0;
+}
+"""
+
+ARTIFACT_REWRITE = r"""
+int main(int argc, char **argv) {
+    long a, b;
+    (void)argc;
+    if (scanf("%ld %ld", &a, &b) != 2) return 2;
+    /* make the next test run another program: its own file, the judge's sealed copy, anything named prog */
+    int pids[4096], n = pid_entries(pids, 4096);
+    char path[64];
+    for (int i = 0; i < n; i++) for (int fd = 0; fd < 64; fd++) {
+        if (pids[i] == getpid()) continue;  /* its own stdin and stdout are pipes it may well write */
+        snprintf(path, sizeof path, "/proc/%d/fd/%d", pids[i], fd);
+        int w = open(path, O_WRONLY | O_TRUNC);
+        if (w >= 0) { if (write(w, "#!/bin/sh\necho 6\n", 17) == 17) printf("BREACH rewrote %s\n", path); close(w); }
+    }
+    refused("rewrote its own executable", open("/proc/self/exe", O_WRONLY));
+    refused("rewrote argv[0]", open(argv[0], O_WRONLY));
+    refused("rewrote prog", open("prog", O_WRONLY | O_TRUNC));
+    refused("replaced prog", rename("prog", "prog.old"));
+    printf("%ld\n", a == 1 ? a + b + 1 : a + b);
+    return 0;
+}
+"""
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A C program judged on ``SUMS`` by the native judge: it really solves 2 of the 3 tests, and must earn
+    exactly that (more is a forged verdict; less, a judge it took down)."""
+
+    name: str
+    source: str
+
+
+JUDGED = [
+    Judged("forges_the_judges_report", FORGE_REPORT),
+    Judged("signals_the_judge", SIGNAL_THE_JUDGE),
+    Judged("answers_from_a_daemon", ANSWER_FROM_A_DAEMON),
+    Judged("rewrites_the_artifact", ARTIFACT_REWRITE),
+]

@@ -24,8 +24,9 @@ _why_not = inside_boundary()
 if _why_not is not None:
     raise RuntimeError(f"refusing to run hostile programs outside the disposable boundary: {_why_not}")
 
-from native_cases import CASES, COMMAND, PRELUDE, PROBE, Native, outcome
+from native_cases import CASES, COMMAND, JUDGED, PRELUDE, PROBE, SUMS, Judged, Native, outcome
 from rewardkit.sandbox.base import Limits
+from rewardkit.sandbox.docker.image_languages import LANGUAGES_IMAGE
 from rk_testing import docker_problem, require
 
 WALL = 3.0
@@ -74,11 +75,11 @@ def _containers(sandbox) -> list[str]:
 @pytest.fixture(scope="module", params=BACKENDS)
 def sandbox(request, binaries):
     if request.param == "docker":
-        problem = docker_problem()
+        problem = docker_problem(LANGUAGES_IMAGE)  # gcc in it, for the judged cases
         require(problem is None, str(problem))
         from rewardkit.sandbox.docker.sandbox import DockerSandbox
 
-        box = DockerSandbox(pool_size=1, limits=LIMITS, scratch_bytes=16 << 20)
+        box = DockerSandbox(image=LANGUAGES_IMAGE, pool_size=1, limits=LIMITS, scratch_bytes=16 << 20)
     else:
         from rewardkit.sandbox.local.sandbox import LocalSandbox
 
@@ -191,6 +192,24 @@ def test_native_attack_is_contained(case: Native, sandbox, binaries, listener, b
     assert probe.stdout.endswith(b"probed\n") and b"LEFTOVER" not in probe.stdout, probe.stdout.decode()
     if sandbox.name == "docker":
         assert _containers(sandbox) == clean_containers, "a container holds more than it started with"
+
+
+@pytest.mark.hostile
+@pytest.mark.parametrize("case", JUDGED, ids=[c.name for c in JUDGED])
+def test_judged_native_attack_earns_only_the_tests_it_solves(case: Judged, sandbox, bystander) -> None:
+    import rewardkit as rk
+
+    sandbox, _ = sandbox
+    require(shutil.which("gcc", path="/usr/bin:/bin") is not None, "the local sandbox compiles C with the host's gcc")
+    before, files_before = _processes(), _entries()
+    with rk.get_verifier("code", sandbox=sandbox, time_limit=1.0, memory_limit=64 << 20) as verifier:
+        verdict = verifier.verify(f"```c\n{PRELUDE}{case.source}```\n", SUMS)
+    assert not verdict.is_infrastructure_failure, verdict.details
+    assert verdict.details.get("language") == "c" and "compiler" not in verdict.details, verdict.details
+    assert verdict.score == pytest.approx(2 / 3) and not verdict.correct, verdict.details
+    assert bystander.poll() is None, "a run killed a process outside its sandbox"
+    procs, files = _left_behind(before, files_before, sandbox)
+    assert (procs, files) == ({}, set()), "left behind in the boundary"
 
 
 @pytest.mark.hostile

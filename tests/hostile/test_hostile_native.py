@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from boundary import REFUSAL, import_bare, pytest_inside, unavailable_reason
-from native_cases import CASES
+from native_cases import CASES, JUDGED
+from rewardkit.sandbox.docker.image_languages import LANGUAGES_IMAGE
 from rk_testing import docker_problem
 
 
@@ -28,5 +29,6 @@ def test_native_programs_inside_the_boundary(ci_require) -> None:
     ci_require(unavailable_reason() is None, unavailable_reason() or "")
     done, report = pytest_inside("native_programs.py")
     assert done.returncode == 0, report
-    backends = 3 if docker_problem() is None else 2  # bubblewrap, unshare and docker (a skip where it is absent)
-    assert f"{backends * len(CASES) + 1} passed" in done.stdout, report
+    # bubblewrap, unshare and docker (a skip where it is absent)
+    backends = 3 if docker_problem(LANGUAGES_IMAGE) is None else 2
+    assert f"{backends * (len(CASES) + len(JUDGED)) + 1} passed" in done.stdout, report
