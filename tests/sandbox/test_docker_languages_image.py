@@ -139,3 +139,25 @@ def test_a_compile_error_is_the_programs_failure_not_the_sandboxs(languages_sand
     result = languages_sandbox.run(["gcc", "-o", "prog", "main.c"], {"main.c": "int main(void) { return x; }\n"})
     assert result.infra_error is None and result.exit_code == 1, result
     assert b"error:" in result.stderr and b"undeclared" in result.stderr
+
+
+@pytest.mark.docker
+def test_a_compiled_language_on_the_plain_image_is_the_sandboxs_fault_and_says_which_image_to_use():
+    import rewardkit as rk
+    from rk_testing import docker_problem
+
+    problem = docker_problem()
+    require(problem is None, str(problem))
+    source = '#include <stdio.h>\nint main(void) { int a, b; scanf("%d %d", &a, &b); printf("%d\\n", a + b); }'
+    with rk.get_verifier("code", sandbox="docker", sandbox_options={"pool_size": 1}, time_limit=1.0) as verifier:
+        assert verifier.sandbox.toolchain_hint()
+        verdict = verifier.verify(f"```c\n{source}\n```", {"inputs": ["2 3\n"], "outputs": ["5\n"]})
+    assert verdict.status == "sandbox_error" and verdict.is_infrastructure_failure, verdict
+    error = verdict.details["error"]
+    assert "no gcc in this sandbox" in error and f"sandbox_options={{'image': '{LANGUAGES_IMAGE}'}}" in error
+
+
+@pytest.mark.docker
+def test_the_languages_image_needs_no_hint(languages_sandbox):
+    assert languages_sandbox.languages == ALL
+    assert languages_sandbox.toolchain_hint() == ""

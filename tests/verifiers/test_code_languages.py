@@ -1,6 +1,6 @@
-"""Every built-in compiled language on the local backend: correct, wrong, partly correct, compile-error, TLE,
-MLE and crashing programs, each language's program compiled once (a behaviour per input, language_programs.py);
-a cache hit skips the compile step."""
+"""Every built-in compiled language on both backends (local, and docker on the languages image): correct, wrong,
+partly correct, compile-error, TLE, MLE and crashing programs, each language's program compiled once per backend (a
+behaviour per input, language_programs.py); a cache hit skips the compile step."""
 
 from __future__ import annotations
 
@@ -11,16 +11,25 @@ import pytest
 from language_programs import BEHAVIOURS, BROKEN, FENCES, LANGUAGE_NAMES
 
 import rewardkit as rk
-from rk_testing import require
+from rewardkit.sandbox.docker.image_languages import LANGUAGES_IMAGE
+from rk_testing import docker_problem, require
 
 SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"  # the local sandbox's own PATH: what it can run
 LANGUAGES = sorted(BEHAVIOURS)
 
 
-@pytest.fixture(scope="module")
-def verifier():
-    require(shutil.which("bwrap") is not None or os.geteuid() == 0, "no isolation tool for the local sandbox")
-    with rk.get_verifier("code", sandbox="local", time_limit=1.0, memory_limit=64 << 20) as v:
+@pytest.fixture(scope="module", params=["local", pytest.param("docker", marks=pytest.mark.docker)])
+def verifier(request):
+    options = {}
+    if request.param == "docker":
+        problem = docker_problem(LANGUAGES_IMAGE)
+        require(problem is None, f"{problem} (`make sandbox-image-languages`)")
+        options = {"image": LANGUAGES_IMAGE, "pool_size": 2}
+    else:
+        require(shutil.which("bwrap") is not None or os.geteuid() == 0, "no isolation tool for the local sandbox")
+    with rk.get_verifier(
+        "code", sandbox=request.param, sandbox_options=options, time_limit=1.0, memory_limit=64 << 20
+    ) as v:
         yield v
 
 
@@ -28,7 +37,9 @@ def completion(language: str, source: str) -> str:
     return f"Here is my solution.\n\n```{FENCES[language]}\n{source}\n```\n"
 
 
-def toolchain(language: str) -> None:
+def toolchain(verifier, language: str) -> None:
+    if verifier.sandbox_name == "docker":
+        return  # the languages image holds every toolchain (`make sandbox-image-languages`)
     tool = rk.get_language(LANGUAGE_NAMES[language]).version_argv[0]
     require(shutil.which(tool, path=SANDBOX_PATH) is not None, f"no {tool} on the sandbox's PATH ({SANDBOX_PATH})")
 
@@ -38,7 +49,7 @@ def sums(*firsts: int) -> dict[str, list[str]]:
 
 
 def judge(verifier, language: str, reference) -> rk.Verdict:
-    toolchain(language)
+    toolchain(verifier, language)
     return verifier.verify(completion(language, BEHAVIOURS[language]), reference)
 
 
@@ -66,7 +77,7 @@ def test_a_partly_correct_program_earns_the_fraction_it_passes(verifier, languag
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_a_program_that_does_not_compile_is_a_compile_error(verifier, language):
-    toolchain(language)
+    toolchain(verifier, language)
     verdict = verifier.verify(completion(language, BROKEN[language]), sums(0))
     assert (verdict.score, verdict.status) == (0.0, "compile_error"), verdict.details
     assert verdict.details["compiler"].strip()  # the compiler's first lines

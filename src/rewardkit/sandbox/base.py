@@ -80,6 +80,10 @@ class Sandbox(abc.ABC):
     ) -> RunResult:
         """Write ``files`` into a fresh scratch dir, run ``command`` there, return output and ``collect``ed files."""
 
+    def toolchain_hint(self) -> str:
+        """What to do when a language's compiler or runtime is not in this sandbox ("" when nothing to add)."""
+        return ""
+
     def close(self) -> None:  # noqa: B027 - optional: a backend holding nothing needs no close
         """Release processes and containers. Safe to call twice."""
 

@@ -30,6 +30,7 @@ from typing import Any
 from rewardkit._errors import ConfigError, SandboxError
 from rewardkit.sandbox.base import Limits, RunResult, Sandbox
 from rewardkit.sandbox.docker.image_build import DEFAULT_IMAGE, docker_client
+from rewardkit.sandbox.docker.image_languages import LANGUAGE_PACKAGES, LANGUAGES_IMAGE, LANGUAGES_LABEL
 from rewardkit.sandbox.docker.pool import ContainerPool, ContainerSpec, RunLost, Slot, container_oom_kills
 from rewardkit.sandbox.harness_files import HARNESS_COMMAND, harness_files
 from rewardkit.sandbox.run_checks import SHARED_CGROUP_INVARIANTS, check_run, clean_env, ran_out_of_memory
@@ -88,6 +89,7 @@ class DockerSandbox(Sandbox):
         self._warned_unguarded = False
         self._close_lock = threading.Lock()
         self.client = docker_client()
+        self.languages: tuple[str, ...] = ()  # the image's label: the native toolchains it holds
         self._require_image()
         spec = ContainerSpec(
             image=image,
@@ -113,7 +115,7 @@ class DockerSandbox(Sandbox):
         import docker
 
         try:
-            self.client.images.get(self.image)
+            labels = self.client.images.get(self.image).labels or {}
         except docker.errors.ImageNotFound:
             raise SandboxError(
                 f"the sandbox image {self.image!r} is not on the Docker engine; build it with "
@@ -121,6 +123,16 @@ class DockerSandbox(Sandbox):
             ) from None
         except docker.errors.APIError as exc:
             raise SandboxError(f"cannot inspect the sandbox image {self.image!r}: {exc}") from None
+        self.languages = tuple(name for name in labels.get(LANGUAGES_LABEL, "").split(",") if name)
+
+    def toolchain_hint(self) -> str:
+        if set(LANGUAGE_PACKAGES) <= set(self.languages):
+            return ""
+        held = f"the toolchains of {', '.join(self.languages)} only" if self.languages else "no native toolchain"
+        return (
+            f"the image {self.image} holds {held}: build {LANGUAGES_IMAGE} (`rewardkit sandbox-image --languages "
+            f"all`) and pass sandbox_options={{'image': '{LANGUAGES_IMAGE}'}}"
+        )
 
     def run(
         self,

@@ -186,14 +186,14 @@ def _compile(
         )
     except SandboxError as exc:
         return BuildFailure(f"the sandbox could not compile: {exc}", infrastructure=True)
-    return _built(result, language)
+    return _built(result, language, sandbox.toolchain_hint())
 
 
-def _built(result: RunResult, language: Language) -> Built | BuildFailure:
+def _built(result: RunResult, language: Language, hint: str = "") -> Built | BuildFailure:
     if result.infra_error:
         return BuildFailure(f"the sandbox failed to compile: {result.infra_error}", infrastructure=True)
     if result.exit_code == 3 and result.stderr.startswith(b"rk-build:"):
-        return BuildFailure(first_lines(result.stderr, 2), infrastructure=True)
+        return BuildFailure(first_lines(result.stderr, 2) + (f"; {hint}" if hint else ""), infrastructure=True)
     if result.timed_out:
         return BuildFailure(f"the compiler ran past {language.compile_limits.wall_time:g}s", timed_out=True)
     if result.memory_exceeded:
