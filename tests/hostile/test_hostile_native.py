@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from boundary import REFUSAL, import_bare, pytest_inside, unavailable_reason
@@ -27,6 +29,7 @@ def test_the_native_programs_refuse_to_run_bare() -> None:
 @pytest.mark.slow
 def test_native_programs_inside_the_boundary(ci_require) -> None:
     ci_require(unavailable_reason() is None, unavailable_reason() or "")
+    ci_require(shutil.which("gcc") is not None, "the native hostile suite compiles its programs with gcc")
     done, report = pytest_inside("native_programs.py")
     assert done.returncode == 0, report
     # bubblewrap, unshare and docker (a skip where it is absent)
