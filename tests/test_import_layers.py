@@ -105,9 +105,9 @@ def test_the_plugin_layer_imports_only_the_error_module() -> None:
 
 
 def test_the_check_catches_an_upward_import(tmp_path: Path) -> None:
-    tree = ast.parse("def f():\n    from rewardkit.scoring.build import build_reward\n    import rewardkit as rk\n")
+    tree = ast.parse("def f():\n    from rewardkit.scoring.loading import resolve_reward\n    import rewardkit as rk\n")
     targets = [t for _, t in _imported(tree, "rewardkit.rewards.spec")]
-    assert targets == ["rewardkit.scoring.build", "rewardkit"]
+    assert targets == ["rewardkit.scoring.loading", "rewardkit"]
     assert all(_unit(t)[0] > _unit("rewardkit.rewards.spec")[0] for t in targets)
 
 
@@ -200,5 +200,5 @@ def test_no_module_imports_another_modules_private_name() -> None:
     """A name with a leading underscore is its module's own: another module that needs it gets a public one."""
     found = [p for path in sorted(SRC.rglob("*.py")) for p in _private_imports(ast.parse(path.read_text()), "")]
     assert found == []
-    caught = _private_imports(ast.parse("from rewardkit.scoring.build import _helper\n"), "m")
-    assert caught == ["m:1: from rewardkit.scoring.build import _helper"]
+    caught = _private_imports(ast.parse("from rewardkit.scoring.loading import _helper\n"), "m")
+    assert caught == ["m:1: from rewardkit.scoring.loading import _helper"]

@@ -5,7 +5,7 @@
 True
 """
 
-from rewardkit._api import get_language, get_sandbox, get_verifier, plugin_host
+from rewardkit._api import build_reward, get_language, get_sandbox, get_verifier, plugin_host
 from rewardkit._errors import (
     ConfigError,
     InfrastructureError,
@@ -25,7 +25,6 @@ from rewardkit.rewards.inputs import Batch, completion_text
 from rewardkit.rewards.spec import reward_factory
 from rewardkit.sandbox.base import Limits, RunResult, Sandbox
 from rewardkit.sandbox.languages import CompileLimits, Language
-from rewardkit.scoring.build import build_reward
 from rewardkit.scoring.row_scoring import score_rows
 from rewardkit.verifiers.base import Verifier, is_missing_reference
 from rewardkit.verifiers.verdict import Status, Verdict, is_infrastructure_failure

@@ -72,8 +72,8 @@ _NAMES: dict[int, str] = {}
 
 
 def memory_bench(sizes: Sizes) -> list[Row]:
+    from rewardkit.rewards.api import build_reward
     from rewardkit.scoring.batch_scoring import score_rows
-    from rewardkit.scoring.build import build_reward
 
     name = "memory: mixed run"
     target = f"growth <= {GROWTH_LIMIT:.0%}"

@@ -125,7 +125,7 @@ def _in_process(
 ) -> tuple[float, float]:
     """Rows/s of the reward called in this process: on 256-row calls (best over ``batches``, each a fresh
     set of rows) and on 1-row calls one at a time (``alone``)."""
-    from rewardkit.scoring.build import build_reward
+    from rewardkit.rewards.api import build_reward
 
     def call(reward: Any, chunk: list[dict[str, Any]]) -> None:
         columns = {k: [r[k] for r in chunk] for k in ("answer", "options") if k in chunk[0]}

@@ -66,12 +66,12 @@ def audit(
 
     from rewardkit.audit.report import print_table, write_html
     from rewardkit.audit.runner import run_audit
-    from rewardkit.scoring.loading import load_reward
+    from rewardkit.scoring.loading import resolve_reward
     from rewardkit.scoring.readers import read_samples
 
     try:
         data = read_samples(data_path) if data_path else None
-        reward = load_reward(reward_arg)
+        reward = resolve_reward(reward_arg)
         with reward:
             result = run_audit(reward, kinds=list(kinds) or None, data=data, threshold=threshold, max_rows=max_rows)
     except RewardkitError as exc:

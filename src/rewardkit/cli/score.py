@@ -13,7 +13,7 @@ import click
 
 from rewardkit._errors import ConfigError, RewardkitError
 from rewardkit.cli.summary_table import print_summary
-from rewardkit.scoring.loading import load_reward
+from rewardkit.scoring.loading import resolve_reward
 from rewardkit.scoring.readers import missing_completion
 
 
@@ -156,7 +156,7 @@ def score(
         if resume and output_path is None:
             raise ConfigError("--resume continues the file given with --output; no --output was given")
         samples = iter_samples(input_path, split)
-        reward = load_reward(reward_arg, dict(split_param(p) for p in params), reference_key)
+        reward = resolve_reward(reward_arg, dict(split_param(p) for p in params), reference_key)
     except RewardkitError as exc:
         raise click.ClickException(str(exc)) from exc
 

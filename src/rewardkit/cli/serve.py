@@ -127,11 +127,11 @@ def serve(
 def _serve_here(
     reward_arg: str, params: dict[str, Any], reference_key: str | None, settings: Any, access_log: bool
 ) -> None:
-    from rewardkit.scoring.loading import load_reward
+    from rewardkit.scoring.loading import resolve_reward
     from rewardkit.serve.app import create_app
     from rewardkit.serve.server import run_app
 
-    reward = load_reward(reward_arg, params, reference_key)
+    reward = resolve_reward(reward_arg, params, reference_key)
     auth = "bearer token" if settings.auth else "none (loopback only)"
 
     def ready(url: str) -> None:

@@ -61,10 +61,12 @@ def configure(routes: Mapping[str, Any] | str | Path, *, details: bool | None = 
         routes = load_mapping(routes, "verl: routes file", "a mapping of data_source to spec")
     if not isinstance(routes, Mapping) or not routes:
         raise ConfigError(f"verl: routes must be a non-empty mapping of data_source to spec, got {routes!r}")
+    from rewardkit.scoring.loading import is_spec_path
+
     reset()
     for source, spec in routes.items():
-        if isinstance(spec, str) and spec.endswith((".yaml", ".yml", ".json")) and not Path(spec).is_absolute():
-            spec = str(base / spec)
+        if isinstance(spec, str) and not Path(spec).is_absolute() and is_spec_path(str(base / spec)):
+            spec = str(base / spec)  # a spec file, relative to the routes file
         register(str(source), spec)
     if details is not None:
         _details = bool(details)

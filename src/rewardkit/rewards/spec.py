@@ -170,11 +170,3 @@ def _check_fields(node: Mapping[str, Any], allowed: tuple[str, ...], path: str) 
     unknown = [str(k) for k in node if k not in allowed]
     if unknown:
         raise ConfigError(f"{path}: unknown field(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(allowed)}")
-
-
-def build_in_process(spec: Mapping[str, Any] | str | Path) -> Reward:
-    """The reward of ``spec`` (a dict or a YAML/JSON path) built in this process, with no executor: what
-    ``rk.build_reward`` returns without one, and what each Ray actor builds from the spec it is sent."""
-    from rewardkit.plugins.manager import default_host
-
-    return SpecBuilder(default_host().registries).build(load_spec(spec))

@@ -26,13 +26,15 @@ def resolve_reward(
     *,
     where: str = "",
 ) -> Reward:
-    """``reward`` as a Reward: a Reward as it is; a spec (a mapping, or a path by :func:`is_spec_path`) built by
-    ``rk.build_reward``; a registered name built with ``params``; any other callable (a TRL reward function)
-    wrapped. ``reference_key`` makes every verifier-backed term read its reference from that column; ``where``
-    prefixes error messages (``verl route 'gsm8k'``)."""
+    """``reward`` as a Reward: a Reward as it is; a spec (a mapping, or a path by :func:`is_spec_path`) built as
+    ``rk.build_reward`` builds it (on Ray where its ``executor:`` block says so); a registered name built with
+    ``params``; any other callable (a TRL reward function) wrapped. ``reference_key`` makes every
+    verifier-backed term read its reference from that column; ``where`` prefixes error messages
+    (``verl route 'gsm8k'``)."""
     from rewardkit.rewards.api import get_reward
     from rewardkit.rewards.base import as_reward
-    from rewardkit.scoring.build import build_reward
+    from rewardkit.rewards.spec import load_spec
+    from rewardkit.scoring.ray_executor import build_with_executor
 
     try:
         if isinstance(reward, Mapping) or (isinstance(reward, (str, Path)) and is_spec_path(reward)):
@@ -43,7 +45,7 @@ def resolve_reward(
                     if not isinstance(reward, Mapping)
                     else "parameters go in the spec's own 'params', not beside it"
                 )
-            built = build_reward(reward)
+            built = build_with_executor(load_spec(reward), None, {})
         elif isinstance(reward, str):
             built = as_reward(get_reward(reward, **dict(params or {})), reward)
         elif isinstance(reward, Reward) or callable(reward):
@@ -69,14 +71,6 @@ def resolve_reward(
             raise ConfigError(f"{where}: {exc}") from None
         raise
     return built
-
-
-def load_reward(
-    reward: str | Mapping[str, Any], params: dict[str, Any] | None = None, reference_key: str | None = None
-) -> Reward:
-    """A spec (a file path, or its data), or the name of a registered reward built with ``params``: what the
-    commands score with (see :func:`resolve_reward`)."""
-    return resolve_reward(reward, params, reference_key)
 
 
 def reward_leaves(reward: Any) -> Iterator[Any]:

@@ -46,9 +46,9 @@ class ScoreBatch:
     ) -> None:
         import ray
 
-        from rewardkit.scoring.loading import load_reward
+        from rewardkit.scoring.loading import resolve_reward
 
-        self.reward = load_reward(spec, None, reference_key)
+        self.reward = resolve_reward(spec, None, reference_key)
         self.completion_key, self.prompt_key = completion_key, prompt_key
         self.json_lines, self.skip_invalid = json_lines, skip_invalid
         context = ray.get_runtime_context()
@@ -163,14 +163,14 @@ def spec_of(
     """The spec of a spec file, or of a registered reward's name with ``params`` (``-p``), and the reward's name:
     checked on the driver by building it once, as every actor will (with ``reference_key``)."""
     from rewardkit.rewards.spec import load_spec
-    from rewardkit.scoring.loading import is_spec_path, load_reward
+    from rewardkit.scoring.loading import is_spec_path, resolve_reward
 
     if is_spec_path(reward_arg):
-        with load_reward(reward_arg, dict(params or {}), reference_key) as built:  # -p with a spec: that error
+        with resolve_reward(reward_arg, dict(params or {}), reference_key) as built:  # -p with a spec: that error
             _refuse_groups(built)
             return dict(load_spec(reward_arg)), built.name
     spec = {"reward": reward_arg, "params": dict(params)} if params else {"reward": reward_arg}
-    with load_reward(spec, None, reference_key) as built:
+    with resolve_reward(spec, None, reference_key) as built:
         _refuse_groups(built)
         return spec, built.name
 

@@ -39,7 +39,7 @@ RAY_OPTIONS: dict[str, tuple[tuple[type, ...], float | None, str]] = {
 def build_with_executor(spec: Mapping[str, Any], executor: str | None, options: Mapping[str, Any]) -> Reward:
     """The reward of ``spec`` (its ``executor:`` block removed) run by the executor that the block, or the
     ``executor=``/options keywords (which win), name: ``local`` (in this process) or ``ray``."""
-    from rewardkit.rewards.spec import build_in_process as build_reward
+    from rewardkit.rewards.api import build_reward
 
     data = dict(spec)
     block = data.pop("executor", None)
@@ -89,7 +89,7 @@ class RayReward(Reward):
 
     def __init__(self, spec: Mapping[str, Any], **options: Any) -> None:
         check_options(options)
-        from rewardkit.rewards.spec import build_in_process as build_reward
+        from rewardkit.rewards.api import build_reward
 
         with build_reward(spec) as local:  # every field checked here, before any Ray work
             name = local.name

@@ -36,7 +36,7 @@ class RewardActor:
     """Lives on a Ray worker: builds the reward once, keeps its verifier pools warm, scores chunks."""
 
     def __init__(self, spec: Mapping[str, Any]) -> None:
-        from rewardkit.rewards.spec import build_in_process as build_reward
+        from rewardkit.rewards.api import build_reward
 
         self.reward = build_reward(spec)
         context = ray.get_runtime_context()

@@ -24,10 +24,10 @@ def resolve_spec(spec: Mapping[str, Any] | str | Path) -> dict[str, Any]:
     """The spec as a plain dict, read here so a cluster's nodes need not see the file; checked by building it
     once (verifier pools start lazily, so this is cheap) so a bad spec fails before any Ray work starts."""
     from rewardkit.rewards.spec import load_spec
-    from rewardkit.scoring.build import build_reward
+    from rewardkit.scoring.loading import resolve_reward
 
     data = dict(load_spec(spec))
-    build_reward(data).close()
+    resolve_reward(data).close()
     return data
 
 

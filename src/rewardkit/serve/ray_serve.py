@@ -83,9 +83,9 @@ def reward_source(
     """What a replica builds its reward from: the spec's data (or a registered name and its parameters),
     checked here first so a bad spec fails before any replica starts."""
     from rewardkit.rewards.spec import load_spec
-    from rewardkit.scoring.loading import is_spec_path, load_reward
+    from rewardkit.scoring.loading import is_spec_path, resolve_reward
 
-    load_reward(reward_arg, dict(params), reference_key).close()
+    resolve_reward(reward_arg, dict(params), reference_key).close()
     spec: Any = reward_arg
     if isinstance(reward_arg, Mapping) or is_spec_path(reward_arg):
         spec = load_spec(reward_arg)
@@ -103,9 +103,9 @@ def _replica_class() -> Any:
         """One replica: the reward, built once, behind the service app."""
 
         def __init__(self, source: dict[str, Any], settings: ServeSettings) -> None:
-            from rewardkit.scoring.loading import load_reward
+            from rewardkit.scoring.loading import resolve_reward
 
-            self.reward = load_reward(source["reward"], source["params"], source["reference_key"])
+            self.reward = resolve_reward(source["reward"], source["params"], source["reference_key"])
             self.settings = settings
 
         def __serve_build_asgi_app__(self) -> Any:

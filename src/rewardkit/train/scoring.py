@@ -46,7 +46,7 @@ def resolve_rewards(entries: list[Any]) -> list[WeightedReward]:
     """
     from rewardkit.rewards.base import FunctionReward, Reward
     from rewardkit.rewards.spec import unique_label
-    from rewardkit.scoring.loading import is_spec_path, load_reward
+    from rewardkit.scoring.loading import is_spec_path, resolve_reward
 
     terms = []
     used: set[str] = {entry.label for entry in entries if entry.label}
@@ -60,7 +60,7 @@ def resolve_rewards(entries: list[Any]) -> list[WeightedReward]:
                     f"'params'; 'params' goes with a registered reward's 'name'"
                 )
             try:
-                reward = load_reward(source, entry.params)
+                reward = resolve_reward(source, entry.params)
             except ConfigError as exc:
                 raise ConfigError(f"{where}: {exc}") from None
             # A plain function comes back wrapped; call it directly so only the columns it names reach it.
