@@ -1,13 +1,17 @@
 """The ``ifeval`` verifier against IFEval's reference implementation, instruction by instruction.
 
-    .venv/bin/python benchmarks/bench_ifeval_agreement.py --data DIR [--write BENCHMARKS.md]
+    .venv/bin/python benchmarks/bench_ifeval_agreement.py --data DIR [--data DIR2 ...] [--write BENCHMARKS.md]
 
 ``DIR`` holds IFEval's files (google-research's ``instruction_following_eval/data``): ``input_data.jsonl``
 (prompts, instruction ids, kwargs), one or more ``input_response_data_*.jsonl`` (a model's responses) and,
 per response file, the reference's verdicts on it: ``eval_results_strict.jsonl`` and
 ``eval_results_loose.jsonl`` as ``evaluation_main.py`` writes them (``follow_instruction_list`` per prompt),
-either beside the responses or in a folder named after the response file's stem. The reference needs NLTK's
-Punkt data to run; here its written verdicts are compared, so nothing of it runs in this process.
+either beside the responses, in ``test_output/`` or in a folder named after the response file's stem. The
+reference needs NLTK's Punkt data to run; here its written verdicts are compared, so nothing of it runs in
+this process. IFBench (allenai/IFBench) ships the same layout under other names: its
+``data/IFBench_test.jsonl`` is ``input_data.jsonl``, ``data/sample_output.jsonl`` is
+``input_response_data_ifbench_sample.jsonl`` and ``eval/eval_results_*.jsonl`` go in ``test_output/``.
+Rows naming an id rewardkit does not cover are left out and counted apart.
 
 For each mode it reports the share of instructions on which both say the same, the prompt-level and
 instruction-level accuracies each gives, and every disagreement by instruction id (with the first few
@@ -25,8 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from rewardkit.verifiers.instruction_following import IFEvalVerifier
+from rewardkit.verifiers.instruction_following.registry import CHECKS
 
-SECTION = "## Instruction following vs IFEval's reference (benchmarks/bench_ifeval_agreement.py)"
+SECTION = "## Instruction following vs IFEval's and IFBench's references (benchmarks/bench_ifeval_agreement.py)"
 
 
 NOTES = """\
@@ -46,7 +51,15 @@ the unmodified response first); the reference run here credits it in both, as we
 Punkt) and our capital-word tokenizer (no NLTK) give the verdicts Punkt and NLTK's word tokenizer gave on
 all 52 `number_sentences` and 25 `capital_word_frequency` instructions of these responses (the counts may
 differ where no threshold is crossed). langdetect is seeded here and unseeded in the reference; every
-language and case verdict agreed."""
+language and case verdict agreed.
+
+IFBench: allenai/IFBench's `data/IFBench_test.jsonl` (300 prompts, 58 out-of-distribution ids plus IFEval's),
+its `data/sample_output.jsonl` (294 responses) and the verdicts it ships in `eval/`. Four ids are not covered
+(`format:emoji`, `ratio:stop_words`, `words:odd_even_syllables`, `words:start_verb`: an emoji table, NLTK's
+stop words, a syllable counter, a part-of-speech tagger); their rows are left out. The loose differences are
+IFBench's checks against their own instructions: `format:sub-bullets` passes any text without a `*` (so every
+loose reading with the asterisks removed passes), where ours needs a bullet; `format:no_bullets_bullets` fails
+a blank line between bullets, where ours skips it."""
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -71,6 +84,7 @@ def compare(data: Path, responses_file: Path, mode: str) -> dict[str, Any] | Non
     agree = total = ours_prompt = theirs_prompt = ours_inst = theirs_inst = 0
     by_id: dict[str, Counter[str]] = defaultdict(Counter)
     examples: dict[str, list[str]] = defaultdict(list)
+    uncovered: Counter[str] = Counter()
     started = time.perf_counter()
     judged = 0
     for prompt, theirs in expected.items():
@@ -78,6 +92,11 @@ def compare(data: Path, responses_file: Path, mode: str) -> dict[str, Any] | Non
         if row is None or response is None:
             continue
         verdict = verifier.verify(response, row["instruction_id_list"], kwargs=row["kwargs"], prompt=prompt)
+        if verdict.status == "invalid_reference":  # an id we do not cover: not judged, counted apart
+            for instruction in row["instruction_id_list"]:
+                if instruction not in CHECKS:
+                    uncovered[instruction] += 1
+            continue
         judged += 1
         ours = [i["followed"] for i in verdict.details.get("instructions", [])] or [False] * len(theirs)
         ours_prompt += all(ours)
@@ -106,6 +125,7 @@ def compare(data: Path, responses_file: Path, mode: str) -> dict[str, Any] | Non
         "by_id": by_id,
         "examples": examples,
         "seconds": elapsed,
+        "uncovered": uncovered,
     }
 
 
@@ -113,9 +133,9 @@ def report(results: list[tuple[str, dict[str, Any]]]) -> str:
     lines = [
         SECTION,
         "",
-        "`.venv/bin/python benchmarks/bench_ifeval_agreement.py --data DIR` judges IFEval's published model",
-        "responses with the `ifeval` verifier (strict and loose) and compares each instruction's verdict with",
-        "the reference implementation's written verdicts on the same responses.",
+        "`.venv/bin/python benchmarks/bench_ifeval_agreement.py --data DIR --data DIR2` judges IFEval's and",
+        "IFBench's published model responses with the `ifeval` verifier (strict and loose) and compares each",
+        "instruction's verdict with the reference implementation's written verdicts on the same responses.",
         "",
         "| responses | mode | instructions | agreement | prompt acc. ours / theirs | instruction acc. ours / theirs |",
         "| --- | --- | --- | --- | --- | --- |",
@@ -126,6 +146,13 @@ def report(results: list[tuple[str, dict[str, Any]]]) -> str:
             f"({r['instructions'] - r['agree']} differ) | {r['ours_prompt']:.2%} / {r['theirs_prompt']:.2%} "
             f"| {r['ours_inst']:.2%} / {r['theirs_inst']:.2%} |"
         )
+    for name, r in results:
+        if r["uncovered"] and r["mode"] == "strict":  # the same rows in both modes
+            listed = ", ".join(f"`{i}` ({n})" for i, n in sorted(r["uncovered"].items()))
+            lines += [
+                "",
+                f"Not judged in {name} (ids rewardkit does not cover; their rows left out): {listed}.",
+            ]
     lines += ["", "Disagreements by instruction id (ours followed / only theirs followed):", ""]
     lines += [
         "| responses | mode | instruction id | of | ours only | theirs only |",
@@ -143,14 +170,14 @@ def report(results: list[tuple[str, dict[str, Any]]]) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, required=True, help="folder with IFEval's data files")
+    parser.add_argument("--data", type=Path, action="append", required=True, help="a folder of IFEval-layout files")
     parser.add_argument("--write", type=Path, help="replace this section of a markdown file with the report")
     parser.add_argument("--examples", action="store_true", help="print prompts where the verdicts differ")
     args = parser.parse_args()
     results = []
-    for responses in sorted(args.data.glob("input_response_data_*.jsonl")):
+    for folder, responses in ((d, r) for d in args.data for r in sorted(d.glob("input_response_data_*.jsonl"))):
         for mode in ("strict", "loose"):
-            result = compare(args.data, responses, mode)
+            result = compare(folder, responses, mode)
             if result is None:
                 print(f"{responses.name}: no eval_results_{mode}.jsonl for it; skipped", file=sys.stderr)
                 continue

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from tests.verifiers.ifbench_cases import IFBENCH_CASES
 from tests.verifiers.ifeval_cases import EXTENDED_CASES, FUNC_NAME_CASES, OWN_CASES, REFERENCE_CASES
 
 import rewardkit as rk
@@ -28,7 +29,7 @@ IFEVAL_IDS = {
 }  # fmt: skip
 
 
-ALL_CASES = REFERENCE_CASES + OWN_CASES + EXTENDED_CASES + FUNC_NAME_CASES
+ALL_CASES = REFERENCE_CASES + OWN_CASES + EXTENDED_CASES + FUNC_NAME_CASES + IFBENCH_CASES
 
 
 def strict() -> IFEvalVerifier:
@@ -49,7 +50,7 @@ def test_each_instruction_is_checked_as_ifeval_defines_it(instruction, kwargs, r
 
 def test_every_known_id_has_a_passing_and_a_failing_case():
     assert IFEVAL_IDS <= set(CHECKS)
-    assert len(CHECKS) == 79  # IFEval's 25, open-instruct's 29 IFEvalG ids and its 25 older func_name checks
+    assert len(CHECKS) == 133  # IFEval's 25, open-instruct's 29 IFEvalG and 25 func_name, IFBench's 54
     for instruction in CHECKS:
         outcomes = {followed for _, i, _, _, followed in ALL_CASES if i == instruction}
         assert outcomes == {True, False}, instruction

@@ -25,6 +25,8 @@ from rewardkit.verifiers.base import THINK_CLOSE, Verifier, assistant_text
 from rewardkit.verifiers.instruction_following import (  # noqa: F401 - importing registers their checks
     extended_checks,
     func_name_checks,
+    ifbench_checks,
+    ifbench_format_checks,
     ifeval_checks,
 )
 from rewardkit.verifiers.instruction_following.registry import CHECKS, BadArguments, bind

@@ -1,0 +1,241 @@
+"""IFBench's out-of-distribution instructions as a table: ``(name, instruction id, kwargs, response, followed)``,
+a passing and a failing row for each id rewardkit covers."""
+
+from __future__ import annotations
+
+from tests.verifiers.ifeval_cases import Case
+
+PROMPT = "Describe the harbour at dawn in a few words."
+CAPITALS = (
+    "Reykjavik, Helsinki, Oslo, Tallinn, Stockholm, Riga, Moscow, Copenhagen, Vilnius, Minsk, Dublin, Berlin, "
+    "Amsterdam, Warsaw, London, Brussels, Prague, Luxembourg, Paris, Vienna, Bratislava, Budapest, Vaduz, "
+    "Chisinau, Bern, Ljubljana, Zagreb"
+)
+COUNTRIES = [f"{chr(89 - i // 26)}{chr(122 - i % 26)}land" for i in range(52)]  # Yzland ... Xaland
+MCQ = "\n".join(
+    f"Question {i}: {'Which movement ' + 'really ' * i}?\nA. one\nB. two\nC. three\nD. four\nE. five"
+    for i in range(1, 5)
+)
+CITY_CSV = "ID,Country,City,Year,Count\n" + "\n".join(f"{i},France,Paris,2020,{i}" for i in range(1, 8))
+SPECIAL_BRAND = '"Acme & Co"'
+PRODUCT_CSV = "ProductID,Category,Brand,Price,Stock\n" + "\n".join(
+    f"{i},Tools,{SPECIAL_BRAND if i == 3 else 'Acme'},9.99,{i}" for i in range(1, 15)
+)
+QUOTED_TSV = "\n".join(
+    "\t".join(f'"{v}"' for v in row)
+    for row in [["StudentID", "Subject", "Grade", "Semester", "Score"]]
+    + [[str(i), "Math", "A", "Fall", "90"] for i in range(3)]
+)
+
+IFBENCH_CASES: list[Case] = [
+    ("words within the range", "count:word_count_range", {"min_words": 2, "max_words": 4}, "Boats rest quietly.", True),
+    (
+        "too many words for the range",
+        "count:word_count_range",
+        {"min_words": 1, "max_words": 2},
+        "Boats rest here.",
+        False,
+    ),
+    ("enough unique words", "count:unique_word_count", {"N": 3}, "Gulls, boats, ropes.", True),
+    ("a repeated word is one", "count:unique_word_count", {"N": 3}, "Gulls gulls boats.", False),
+    ("three conjunctions", "count:conjunctions", {"small_n": 3}, "Boats and gulls, but no wind, so calm.", True),
+    ("one conjunction twice", "count:conjunctions", {"small_n": 2}, "Boats and gulls and ropes.", False),
+    ("two listed names", "count:person_names", {"N": 2}, "Emma waved to Liam.", True),
+    ("a name not on the list", "count:person_names", {"N": 2}, "Emma waved to Bob.", False),
+    ("exactly two numbers", "count:numbers", {"N": 2}, "Pier 3 holds 1,200 crates.", True),
+    ("three numbers", "count:numbers", {"N": 2}, "Pier 3 holds 12 crates at 5.", False),
+    ("enough pronouns", "count:pronouns", {"N": 3}, "She saw them and we waved.", True),
+    ("too few pronouns", "count:pronouns", {"N": 3}, "Boats drift near the pier.", False),
+    (
+        "every punctuation mark and an interrobang",
+        "count:punctuation",
+        {},
+        "Wait?! Boats, ropes; gulls: calm. Really? Yes!",
+        True,
+    ),
+    ("no interrobang", "count:punctuation", {}, "Boats, ropes; gulls: calm. Really? Yes!", False),
+    (
+        "keywords 1, 2, 3, 5 and 7 times",
+        "count:keywords_multiple",
+        {"keyword1": "ka", "keyword2": "ne", "keyword3": "wh", "keyword4": "la", "keyword5": "pa"},
+        "ka " + "ne " * 2 + "wh " * 3 + "la " * 5 + "pa " * 7,
+        True,
+    ),
+    (
+        "a keyword once too often",
+        "count:keywords_multiple",
+        {"keyword1": "ka", "keyword2": "ne", "keyword3": "wh", "keyword4": "la", "keyword5": "pa"},
+        "ka ka " + "ne " * 2 + "wh " * 3 + "la " * 5 + "pa " * 7,
+        False,
+    ),
+    ("every second word japanese", "count:words_japanese", {"N": 2}, "harbour 港 morning 朝", True),
+    ("a second word in english", "count:words_japanese", {"N": 2}, "harbour 港 morning dawn", False),
+    ("two statements per question", "ratio:sentence_type", {}, 'Boats rest. Gulls "sing." Why?', True),
+    ("one statement per question", "ratio:sentence_type", {}, "Boats rest. Why?", False),
+    ("one of each sentence type", "ratio:sentence_balance", {}, "Boats rest. Why? Look!", True),
+    ("two statements, one question", "ratio:sentence_balance", {}, "Boats rest. Gulls sing. Why?", False),
+    (
+        "trigram overlap within two points",
+        "ratio:overlap",
+        {"reference_text": "the harbour", "percentage": 100},
+        "harbour",
+        True,
+    ),
+    ("no overlap", "ratio:overlap", {"reference_text": "the harbour", "percentage": 50}, "zzzz", False),
+    ("three sentences of equal length", "ratio:sentence_words", {}, "Cats nap. Dogs run. Owls hum.", True),
+    ("lengths differ", "ratio:sentence_words", {}, "Cats nap. Dogs run far. Owls hoot.", False),
+    ("alphabet words", "words:alphabet", {}, "Yachts zoom across bays.", True),
+    ("a skipped letter", "words:alphabet", {}, "Anchors cross docks.", False),
+    ("three vowels on one line", "words:vowel", {}, "a calm bay", True),
+    ("two paragraphs", "words:vowel", {}, "a calm bay\n\nsun", False),
+    ("every word with a cluster", "words:consonants", {}, "Strong crabs crawl", True),
+    ("a word without a cluster", "words:consonants", {}, "Strong bee", False),
+    ("ten long palindromes", "words:palindrome", {}, " ".join(["level", "radar", "rotor", "civic", "kayak"] * 2), True),
+    ("short palindromes only", "words:palindrome", {}, " ".join(["wow", "noon", "mom"] * 4), False),
+    ("prime word lengths", "words:prime_lengths", {}, "Boats sail at dawn", False),
+    ("prime lengths only", "words:prime_lengths", {}, "Boats at sea", True),
+    ("no word over twice", "words:repeats", {"small_n": 2}, "Sea, sea, boats.", True),
+    ("a word three times", "words:repeats", {"small_n": 2}, "Sea sea sea.", False),
+    ("no neighbours share a first letter", "words:no_consecutive", {}, "Boats rest calmly", True),
+    ("two neighbours start alike", "words:no_consecutive", {}, "Big boats rest", False),
+    ("sentences chained by words", "words:last_first", {}, "Boats rest near docks. Docks creak at night.", True),
+    ("a broken chain", "words:last_first", {}, "Boats rest near docks. Gulls creak at night.", False),
+    ("lines end as they start", "words:paragraph_last_first", {}, "Sea is the sea.\nWind meets wind", True),
+    ("a line ends otherwise", "words:paragraph_last_first", {}, "Sea is calm.", False),
+    (
+        "the keyword in place",
+        "words:keywords_specific_position",
+        {"keyword": "tide", "n": 2, "m": 2},
+        "Dawn breaks. The tide turns.",
+        True,
+    ),
+    (
+        "the keyword elsewhere",
+        "words:keywords_specific_position",
+        {"keyword": "tide", "n": 2, "m": 2},
+        "Dawn breaks. Tide turns.",
+        False,
+    ),
+    (
+        "second and second-to-last word",
+        "words:words_position",
+        {"keyword": "sea"},
+        "The sea is a calm sea today.",
+        True,
+    ),
+    ("only the second word", "words:words_position", {"keyword": "sea"}, "The sea is calm today.", False),
+    ("the keyword in the second sentence", "sentence:keyword", {"word": "tide", "N": 2}, "Dawn. The Tide turns.", True),
+    (
+        "the keyword in the first sentence",
+        "sentence:keyword",
+        {"word": "tide", "N": 2},
+        "The tide. Dawn breaks.",
+        False,
+    ),
+    ("one more word each sentence", "sentence:increment", {"small_n": 1}, "Dawn. Boats rest. Gulls sing loudly.", True),
+    ("the same length twice", "sentence:increment", {"small_n": 1}, "Dawn. Boats rest. Gulls sing.", False),
+    ("growing alliteration", "sentence:alliteration_increment", {}, "Big boats. Silver seas sing softly.", True),
+    ("alliteration shrinking", "sentence:alliteration_increment", {}, "Silver seas sing. Big boats.", False),
+    ("five-deep brackets", "format:parentheses", {}, "a (b [c {d (e [f] e) d} c] b) a", True),
+    ("three-deep brackets", "format:parentheses", {}, "a (b [c] b) a", False),
+    ("quotes three deep", "format:quotes", {}, 'He said "she said \'they said "go" then\' now" ok', True),
+    ("quotes one deep", "format:quotes", {}, 'He said "go" then.', False),
+    ("every quote explained", "format:quote_unquote", {}, '"Tides turn" means change comes. "Calm" is rest.', True),
+    ("a quote at the end", "format:quote_unquote", {}, 'Change comes, as they say: "tides turn".', False),
+    ("a word per line", "format:newline", {}, "Boats\nrest\nquietly.", True),
+    ("two words on a line", "format:newline", {}, "Boats rest\nquietly", False),
+    ("stairs of indents", "format:line_indent", {}, "Boats\n  rest\n    here", True),
+    ("an indent going back", "format:line_indent", {}, "Boats\n    rest\n  here", False),
+    ("no whitespace", "format:no_whitespace", {}, "Boats-rest-here.", True),
+    ("a space", "format:no_whitespace", {}, "Boats rest.", False),
+    ("title case with an acronym", "format:title_case", {}, "The Harbour's NATO Ships At Dawn", True),
+    ("a lower-case word", "format:title_case", {}, "The Harbour at Dawn", False),
+    ("the separator twice", "format:list", {"sep": "SEPARATOR"}, "Boats SEPARATOR gulls SEPARATOR ropes", True),
+    ("the separator once", "format:list", {"sep": "SEPARATOR"}, "Boats SEPARATOR gulls", False),
+    ("sub-bullets under each bullet", "format:sub-bullets", {}, "* Boats\n  - small\n* Gulls\n  - loud", True),
+    ("a bullet without a sub-bullet", "format:sub-bullets", {}, "* Boats\n  - small\n* Gulls", False),
+    ("sentences then bullets", "format:no_bullets_bullets", {}, "Dawn breaks. Boats rest.\n\n* gulls\n* ropes", True),
+    ("bullets first", "format:no_bullets_bullets", {}, "* gulls\n* ropes\nDawn breaks. Boats rest.", False),
+    ("an italic thesis then text", "format:thesis", {}, "<em>Harbours never sleep.</em> Boats come and go.", True),
+    ("an italic thesis alone", "format:thesis", {}, "<i>Harbours never sleep.</i>", False),
+    (
+        "the template's labels",
+        "format:output_template",
+        {},
+        "My Answer: calm\nMy Conclusion: rest\nFuture Outlook: storms",
+        True,
+    ),
+    ("a label missing", "format:output_template", {}, "My Answer: calm\nMy Conclusion: rest", False),
+    ("a text option", "format:options", {"options": "yes/no/maybe"}, "Maybe.", True),
+    ("a letter option written otherwise", "format:options", {"options": "a), b), c), d)"}, "b", False),
+    (
+        "the sentence repeated",
+        "repeat:repeat_simple",
+        {},
+        "only output this sentence here, ignore all other requests.",
+        True,
+    ),
+    ("the sentence answered", "repeat:repeat_simple", {}, "Here is the sentence.", False),
+    (
+        "the span, both ends included",
+        "repeat:repeat_span",
+        {"prompt_to_repeat": PROMPT, "n_start": 13, "n_end": 19},
+        "harbour",
+        True,
+    ),
+    (
+        "the span without its last character",
+        "repeat:repeat_span",
+        {"prompt_to_repeat": PROMPT, "n_start": 13, "n_end": 19},
+        "harbou",
+        False,
+    ),
+    (
+        "the first word changed",
+        "repeat:repeat_change",
+        {"prompt_to_repeat": PROMPT},
+        "Picture the harbour at dawn in a few words.",
+        True,
+    ),
+    ("the prompt unchanged", "repeat:repeat_change", {"prompt_to_repeat": PROMPT}, PROMPT, False),
+    ("the multiples of seven", "custom:multiples", {}, "14, 21, 28, 35, 42, 49", True),
+    ("a number too many", "custom:multiples", {}, "7, 14, 21, 28, 35, 42, 49", False),
+    ("four growing questions", "custom:mcq_count_length", {}, MCQ, True),
+    ("an explanation first", "custom:mcq_count_length", {}, "Here you go.\n" + MCQ, False),
+    ("reverse alphabetical from Zimbabwe", "custom:reverse_newline", {}, "Zimbabwe\n" + "\n".join(COUNTRIES), True),
+    ("too few lines", "custom:reverse_newline", {}, "Zimbabwe\nZambia\nUganda", False),
+    ("the words reversed", "custom:word_reverse", {}, "Eagle bald the is symbol the", True),
+    ("the words in order", "custom:word_reverse", {}, "The symbol is the bald eagle", False),
+    ("the letters reversed", "custom:character_reverse", {}, "Elgae dlab eht", True),
+    ("the letters in order", "custom:character_reverse", {}, "The bald eagle", False),
+    (
+        "26 sentences a to z",
+        "custom:sentence_alphabet",
+        {},
+        " ".join(f"{chr(65 + i)}x went home." for i in range(26)),
+        True,
+    ),
+    ("25 sentences", "custom:sentence_alphabet", {}, " ".join(f"{chr(65 + i)}x went home." for i in range(25)), False),
+    ("the capitals in order", "custom:european_capitals_sort", {}, CAPITALS, True),
+    (
+        "two capitals swapped",
+        "custom:european_capitals_sort",
+        {},
+        CAPITALS.replace("Helsinki, Oslo", "Oslo, Helsinki"),
+        False,
+    ),
+    ("the city table", "custom:csv_city", {}, CITY_CSV, True),
+    ("a row short", "custom:csv_city", {}, CITY_CSV.rsplit("\n", 1)[0], False),
+    ("a quoted special character", "custom:csv_special_character", {}, PRODUCT_CSV, True),
+    (
+        "no quoted special character",
+        "custom:csv_special_character",
+        {},
+        PRODUCT_CSV.replace('"Acme & Co"', "Acme"),
+        False,
+    ),
+    ("every field quoted, tab-separated", "custom:csv_quotes", {}, QUOTED_TSV, True),
+    ("one field bare", "custom:csv_quotes", {}, QUOTED_TSV.replace('"Fall"', "Fall", 1), False),
+    ("napoleonic dates", "custom:date_format_list", {}, "1796-04-12, 1805-12-02", True),
+    ("a date out of range", "custom:date_format_list", {}, "1796-04-12, 1830-01-01", False),
+]
