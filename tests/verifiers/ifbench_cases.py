@@ -236,6 +236,11 @@ IFBENCH_CASES: list[Case] = [
     ),
     ("every field quoted, tab-separated", "custom:csv_quotes", {}, QUOTED_TSV, True),
     ("one field bare", "custom:csv_quotes", {}, QUOTED_TSV.replace('"Fall"', "Fall", 1), False),
+    ("syllables alternate odd and even", "words:odd_even_syllables", {}, "Sea harbour boat sailing", True),
+    ("two one-syllable words in a row", "words:odd_even_syllables", {}, "Sea boat harbour", False),
+    ("an emoji after every sentence", "format:emoji", {}, "Dawn breaks 🌅. Boats rest ⛵!", True),
+    ("an emoji opening the next sentence", "format:emoji", {}, "Dawn breaks. 🌅 Boats rest ⛵", True),
+    ("a sentence without an emoji", "format:emoji", {}, "Dawn breaks 🌅. Boats rest.", False),
     ("napoleonic dates", "custom:date_format_list", {}, "1796-04-12, 1805-12-02", True),
     ("a date out of range", "custom:date_format_list", {}, "1796-04-12, 1830-01-01", False),
 ]

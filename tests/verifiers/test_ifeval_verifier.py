@@ -50,7 +50,7 @@ def test_each_instruction_is_checked_as_ifeval_defines_it(instruction, kwargs, r
 
 def test_every_known_id_has_a_passing_and_a_failing_case():
     assert IFEVAL_IDS <= set(CHECKS)
-    assert len(CHECKS) == 133  # IFEval's 25, open-instruct's 29 IFEvalG and 25 func_name, IFBench's 54
+    assert len(CHECKS) == 135  # IFEval's 25, open-instruct's 29 IFEvalG and 25 func_name, IFBench's 56
     for instruction in CHECKS:
         outcomes = {followed for _, i, _, _, followed in ALL_CASES if i == instruction}
         assert outcomes == {True, False}, instruction
@@ -211,3 +211,13 @@ def test_the_sentence_rule():
     assert count_sentences("J. R. R. Tolkien wrote it.") == 1
     assert count_sentences("It costs 3.50 dollars. Cheap") == 2
     assert count_sentences("") == 0
+
+
+def test_a_check_whose_library_is_missing_is_an_error_with_the_install_hint(monkeypatch):
+    from rewardkit.verifiers.instruction_following.registry import Check
+    from rewardkit.verifiers.instruction_following.text import needs
+
+    monkeypatch.setitem(CHECKS, "test:needs_absent", Check("test:needs_absent", lambda r, a: needs("rk_absent_mod")))
+    verdict = strict().verify("Any answer.", ["test:needs_absent"])
+    assert verdict.status == "error" and verdict.is_infrastructure_failure
+    assert "rewardkit[ifeval]" in verdict.details["error"]

@@ -2,9 +2,9 @@
 and sentences. The formatting and fixed-task ones are in :mod:`.ifbench_format_checks`.
 
 Words here are whitespace-separated tokens without their punctuation, as IFBench counts them; sentences follow
-our rule (:mod:`.text`; IFBench uses NLTK's Punkt). Not covered: ``ratio:stop_words`` (NLTK's stop-word list),
-``words:start_verb`` (a part-of-speech tagger), ``words:odd_even_syllables`` (a syllable counter) and
-``format:emoji``: such a row is ``invalid_reference``.
+our rule (:mod:`.text`; IFBench uses NLTK's Punkt). Syllables are counted by syllapy and emoji told by the
+emoji package, as IFBench does (both in the ``ifeval`` extra). Not covered: ``ratio:stop_words`` (NLTK's
+stop-word list) and ``words:start_verb`` (a part-of-speech tagger): such a row is ``invalid_reference``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rewardkit.verifiers.instruction_following.registry import INT, TEXT, check
-from rewardkit.verifiers.instruction_following.text import WORD, count_words, split_sentences
+from rewardkit.verifiers.instruction_following.text import WORD, count_words, needs, split_sentences
 
 Args = Mapping[str, Any]
 PUNCTUATION = string.punctuation
@@ -284,3 +284,33 @@ def _alliteration(sentence: str) -> int:
 def alliteration_increment(response: str, args: Args) -> bool:
     scores = [_alliteration(s) for s in split_sentences(response)]
     return all(b > a for a, b in zip([-1, *scores], scores, strict=False))
+
+
+@check("words:odd_even_syllables")
+def alternating_syllables(response: str, args: Args) -> bool:
+    """Neighbouring words alternate between an odd and an even number of syllables."""
+    syllapy = needs("syllapy")
+    parities = [syllapy.count(w) % 2 for w in plain_words(response.lower())]
+    return all(a != b for a, b in zip(parities, parities[1:], strict=False))
+
+
+@check("format:emoji")
+def emoji_per_sentence(response: str, args: Args) -> bool:
+    """An emoji ends every sentence (or, the splitter having put it there, opens the next one)."""
+    emoji = needs("emoji")
+    sentences = [s.translate(_NO_PUNCTUATION).strip() for s in split_sentences(response)]
+
+    def ends_with_emoji(text: str) -> bool:
+        found = emoji.emoji_list(text)
+        return bool(found) and found[-1]["match_end"] >= len(text.rstrip("\ufe0f\u200d"))
+
+    def starts_with_emoji(text: str) -> bool:
+        found = emoji.emoji_list(text)
+        return bool(found) and found[0]["match_start"] == 0
+
+    for i, sentence in enumerate(sentences):
+        if not sentence:
+            return False
+        if not ends_with_emoji(sentence) and not (i + 1 < len(sentences) and starts_with_emoji(sentences[i + 1])):
+            return False
+    return bool(sentences)

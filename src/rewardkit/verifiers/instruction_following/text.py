@@ -4,8 +4,8 @@ Words are runs of word characters (``\\w+``, as IFEval counts them). Sentences f
 uses NLTK's Punkt model, whose data we do not ship): a sentence ends at ``.``, ``!`` or ``?`` (a run of them
 counts once, closing quotes and brackets may follow) when whitespace or the end of the text comes next,
 except after a known abbreviation (``Mr.``, ``e.g.``, ``etc.``, ...), a capital initial (``J.``, ``U.S.``) or
-a list number at the start of a line (``1.``). Line breaks alone do not end a sentence; text after the last
-end mark is a sentence of its own.
+a list number at the start of a line (``1.``). Line breaks alone do not end a sentence; words after the last
+end mark are a sentence of their own, symbols alone (an emoji) join the last sentence.
 """
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ def split_sentences(text: str) -> list[str]:
     tail = text[start:].strip()
     if WORD.search(tail):
         sentences.append(tail)
+    elif tail and sentences:  # symbols after the last sentence (an emoji, a closing mark) belong to it
+        sentences[-1] = f"{sentences[-1]} {tail}"
     return sentences
 
 
@@ -81,7 +83,18 @@ _factory_lock = threading.Lock()
 
 
 class LanguageUnavailable(RuntimeError):
-    """langdetect is not installed: a row with a language check cannot be judged."""
+    """A library a check needs (langdetect, emoji, syllapy: the ``ifeval`` extra) is not installed: a row
+    with that check cannot be judged."""
+
+
+def needs(module: str) -> Any:
+    """The module, imported; :class:`LanguageUnavailable` with the install hint when it is absent."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise LanguageUnavailable(f"this check needs {module}: pip install 'rewardkit[ifeval]'") from None
 
 
 def _detector_factory() -> Any:
