@@ -54,13 +54,13 @@ differ where no threshold is crossed). langdetect is seeded here and unseeded in
 language and case verdict agreed.
 
 IFBench: allenai/IFBench's `data/IFBench_test.jsonl` (300 prompts, 58 out-of-distribution ids plus IFEval's),
-its `data/sample_output.jsonl` (294 responses) and the verdicts it ships in `eval/`. Two ids are not covered
-(`ratio:stop_words`, `words:start_verb`: NLTK's stop-word list and a part-of-speech tagger); their rows are
-left out. The differences: one `format:emoji` response is a numbered list whose items end with emoji but no
-full stop, which Punkt cuts at each item number (`7.`, a sentence ending in no emoji) and our rule does not;
-and, in loose mode only, IFBench's checks against their own instructions: `format:sub-bullets` passes any
-text without a `*` (so every loose reading with the asterisks removed passes), where ours needs a bullet;
-`format:no_bullets_bullets` fails a blank line between bullets, where ours skips it."""
+its `data/sample_output.jsonl` (294 responses) and the verdicts it ships in `eval/`. One id is not covered
+(`words:start_verb`, which needs a part-of-speech tagger); its rows are left out. The differences: one
+`format:emoji` response is a numbered list whose items end with emoji but no full stop, which Punkt cuts at
+each item number (`7.`, a sentence ending in no emoji) and our rule does not; and, in loose mode only,
+IFBench's checks against their own instructions: `format:sub-bullets` passes any text without a `*` (so every
+loose reading with the asterisks removed passes), where ours needs a bullet; `format:no_bullets_bullets`
+fails a blank line between bullets, where ours skips it."""
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

@@ -236,6 +236,8 @@ IFBENCH_CASES: list[Case] = [
     ),
     ("every field quoted, tab-separated", "custom:csv_quotes", {}, QUOTED_TSV, True),
     ("one field bare", "custom:csv_quotes", {}, QUOTED_TSV.replace('"Fall"', "Fall", 1), False),
+    ("few stop words", "ratio:stop_words", {"percentage": 40}, "Gulls circle the quiet harbour", True),
+    ("mostly stop words", "ratio:stop_words", {"percentage": 40}, "It is in the harbour", False),
     ("syllables alternate odd and even", "words:odd_even_syllables", {}, "Sea harbour boat sailing", True),
     ("two one-syllable words in a row", "words:odd_even_syllables", {}, "Sea boat harbour", False),
     ("an emoji after every sentence", "format:emoji", {}, "Dawn breaks 🌅. Boats rest ⛵!", True),

@@ -50,7 +50,7 @@ def test_each_instruction_is_checked_as_ifeval_defines_it(instruction, kwargs, r
 
 def test_every_known_id_has_a_passing_and_a_failing_case():
     assert IFEVAL_IDS <= set(CHECKS)
-    assert len(CHECKS) == 135  # IFEval's 25, open-instruct's 29 IFEvalG and 25 func_name, IFBench's 56
+    assert len(CHECKS) == 136  # IFEval's 25, open-instruct's 29 IFEvalG and 25 func_name, IFBench's 57
     for instruction in CHECKS:
         outcomes = {followed for _, i, _, _, followed in ALL_CASES if i == instruction}
         assert outcomes == {True, False}, instruction

@@ -3,8 +3,9 @@ and sentences. The formatting and fixed-task ones are in :mod:`.ifbench_format_c
 
 Words here are whitespace-separated tokens without their punctuation, as IFBench counts them; sentences follow
 our rule (:mod:`.text`; IFBench uses NLTK's Punkt). Syllables are counted by syllapy and emoji told by the
-emoji package, as IFBench does (both in the ``ifeval`` extra). Not covered: ``ratio:stop_words`` (NLTK's
-stop-word list) and ``words:start_verb`` (a part-of-speech tagger): such a row is ``invalid_reference``.
+emoji package, as IFBench does (both in the ``ifeval`` extra); stop words are the English list NLTK ships
+(its words without an apostrophe: words here are runs of word characters). Not covered: ``words:start_verb`` (a
+part-of-speech tagger): such a row is ``invalid_reference``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,15 @@ PRONOUNS = frozenset(
     "ourselves yourself yourselves himself herself itself themselves this that these those who whom whose which "
     "what whoever whomever whatever whichever anybody anyone anything everybody everyone everything nobody nothing "
     "somebody someone something each either neither both all some any none".split()
+)
+STOP_WORDS = frozenset(
+    "i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers "
+    "herself it its itself they them their theirs themselves what which who whom this that these those am is are "
+    "was were be been being have has had having do does did doing a an the and but if or because as until while "
+    "of at by for with about against between into through during before after above below to from up down in out "
+    "on off over under again further then once here there when where why how all any both each few more most "
+    "other some such no nor not only own same so than too very s t can will just don should now d ll m o re ve y "
+    "ain aren couldn didn doesn hadn hasn haven isn ma mightn mustn needn shan shouldn wasn weren won wouldn".split()
 )
 PRIMES = frozenset({2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97})
 CONSONANTS = frozenset("bcdfghjklmnpqrstvwxyz")
@@ -119,6 +129,13 @@ def words_japanese(response: str, args: Args) -> bool:
 
 
 # ------------------------------------------------------------------------------------------------ ratios
+
+
+@check("ratio:stop_words", percentage=INT)
+def stop_words(response: str, args: Args) -> bool:
+    """Stop words at most ``percentage`` percent of the words."""
+    words = [w.lower() for w in WORD.findall(response)]
+    return bool(words) and 100 * sum(1 for w in words if w in STOP_WORDS) / len(words) <= int(args["percentage"])
 
 
 def _endings(response: str) -> Counter[str]:
