@@ -187,6 +187,10 @@ def test_numbers_stored_as_floats_or_text_are_read():
     assert strict().verify("two words", ["length_constraints:number_words"], kwargs=kwargs).correct
     kwargs = [{"num_words": "3", "relation": "at least"}]
     assert not strict().verify("two words", ["length_constraints:number_words"], kwargs=kwargs).correct
+    kwargs = [{"num_words": "2.0", "relation": "at least"}]
+    assert strict().verify("two words", ["length_constraints:number_words"], kwargs=kwargs).correct
+    one_item = [{"last_word": ["now"]}]  # open-instruct keeps some words as one-item lists
+    assert strict().verify("Go now. Come back now!", ["last_word:last_word_sent"], kwargs=one_item).correct
 
 
 def test_a_batch_with_bad_rows_judges_the_good_ones():

@@ -7,6 +7,7 @@ strings read as integers, a lone keyword read as a list) or says what is wrong w
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -90,8 +91,8 @@ def _read(instruction: str, name: str, kind: str, value: Any) -> Any:
             raise BadArguments(f"{where} must be a whole number, got {value!r}")
         if isinstance(value, float) and value.is_integer():
             value = int(value)
-        elif isinstance(value, str) and value.strip().lstrip("-").isdigit():
-            value = int(value.strip())
+        elif isinstance(value, str) and re.fullmatch(r"\s*\d+(?:\.0*)?\s*", value):
+            value = int(float(value))
         if not isinstance(value, int) or value < 0:
             raise BadArguments(f"{where} must be a whole number >= 0, got {value!r}")
         return value
@@ -112,6 +113,8 @@ def _read(instruction: str, name: str, kind: str, value: Any) -> Any:
         if not isinstance(value, str) or len(value.strip()) != 1:
             raise BadArguments(f"{where} must be a single letter, got {value!r}")
         return value.strip().lower()
+    if isinstance(value, (list, tuple)) and len(value) == 1:
+        value = value[0]  # open-instruct stores some single words as one-item lists
     if not isinstance(value, str) or not value.strip():
         raise BadArguments(f"{where} must be non-empty text, got {value!r}")
     return value
