@@ -193,6 +193,25 @@ def test_a_run_may_ask_for_more_than_the_pool_was_made_with(sandbox):
     assert result.stdout == b"100\n", result.stderr[-500:]
 
 
+def test_a_runs_scratch_dir_is_as_large_as_its_own_limits_say(sandbox):
+    """As on the local backend: a compile step's 512 MB scratch, or a judged program's few MB, per run."""
+    fill = (
+        "written = 0\ntry:\n    with open('fill', 'wb') as fh:\n"
+        "        for _ in range(200):\n"
+        "            fh.write(b'x' * (1 << 20)); fh.flush(); written += 1\n"
+        "except OSError as exc:\n    print(exc.errno)\nprint(written)\n"
+    )
+    default = Limits(wall_time=20.0, cpu_time=20.0, max_file_bytes=256 << 20)  # the pool's scratch size: 64 MB
+    big = Limits(wall_time=20.0, cpu_time=20.0, max_scratch_bytes=256 << 20, max_file_bytes=256 << 20)
+    small = Limits(wall_time=20.0, cpu_time=20.0, max_scratch_bytes=4 << 20, max_file_bytes=256 << 20)
+    assert sandbox.limits.max_scratch_bytes == default.max_scratch_bytes < 200 << 20
+    assert py(sandbox, fill, limits=big).stdout.split() == [b"200"]  # past the container's own 64 MB tmpfs
+    errno, written = py(sandbox, fill, limits=small).stdout.split()
+    assert errno == b"28" and int(written) < 4  # ENOSPC: the run's own 4 MB
+    errno, written = py(sandbox, fill, limits=default).stdout.split()
+    assert errno == b"28" and 56 <= int(written) < 64  # and the default again
+
+
 def test_process_cap_counts(sandbox):
     source = (
         "import os, time\n"

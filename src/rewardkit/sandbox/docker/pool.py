@@ -251,8 +251,10 @@ class ContainerPool:
         with contextlib.suppress(Exception):  # already gone is fine
             slot.container.remove(force=True)
 
-    def ensure_caps(self, slot: Slot, memory_bytes: int, pids: int) -> None:
-        """Raise a container's cgroup caps when one run asks for more than the pool was made with."""
+    def ensure_caps(self, slot: Slot, memory_bytes: int, pids: int, scratch_bytes: int = 0) -> None:
+        """Raise a container's cgroup caps when one run asks for more than the pool was made with (memory, processes,
+        or a scratch tmpfs larger than the container's, whose pages count against the container's memory)."""
+        memory_bytes += max(0, scratch_bytes - self.spec.tmpfs_bytes)
         if memory_bytes <= slot.memory_bytes and pids <= slot.pids:
             return
         memory = max(memory_bytes, slot.memory_bytes)

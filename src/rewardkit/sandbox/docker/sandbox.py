@@ -45,16 +45,17 @@ ANSWER_GRACE = 30.0
 class DockerSandbox(Sandbox):
     """Runs each command in a warm, locked-down container; safe to call ``run`` from many threads.
 
-    ``image``: the sandbox image (build it with ``rewardkit sandbox-image``); ``pool_size``: warm
-    containers, i.e. runs at once (default: the CPU count, between 2 and 8); ``limits``: the default
-    :class:`Limits` of a run, which also size the containers' cgroup caps (a run asking for more raises its
-    container's caps first); ``cpus``: CPU cap per container; ``scratch_bytes``: size of the /tmp tmpfs (default
-    ``limits.max_scratch_bytes``); ``shm_bytes``: size of /dev/shm; ``fresh_container_per_run``: replace the
-    container after every run instead of wiping it; ``env``: extra environment variables for programs; ``runtime``:
-    an engine runtime such as ``runsc`` (gVisor) for a stronger boundary than runc's; ``zygote``: each container's
-    supervisor imports the code harness once and forks a run's harness processes instead of starting
-    interpreters (``False``: the per-run exec path, for comparison or as a fallback). Other commands run
-    the same way in both modes.
+    ``image``: the sandbox image (build it with ``rewardkit sandbox-image``); ``pool_size``: warm containers, i.e.
+    runs at once (default: the CPU count, between 2 and 8); ``limits``: the default :class:`Limits` of a run, which
+    also size the containers' cgroup caps (a run asking for more raises its container's caps first); ``cpus``: CPU
+    cap per container; ``scratch_bytes``: size of the /tmp tmpfs of the container and of the zygote's pre-built
+    harness runs (default ``limits.max_scratch_bytes``; any other run's scratch tmpfs has its own limits'
+    ``max_scratch_bytes``, as in the local backend); ``shm_bytes``: size of /dev/shm; ``fresh_container_per_run``:
+    replace the container after every run instead of wiping it; ``env``: extra environment variables for programs;
+    ``runtime``: an engine runtime such as ``runsc`` (gVisor) for a stronger boundary than runc's; ``zygote``: each
+    container's supervisor imports the code harness once and forks a run's harness processes instead of starting
+    interpreters (``False``: the per-run exec path, for comparison or as a fallback). Other commands run the same
+    way in both modes.
     """
 
     name = "docker"
@@ -162,7 +163,7 @@ class DockerSandbox(Sandbox):
         for _attempt in range(2):  # a dead container is replaced and the run retried once
             slot = self.pool.acquire()  # bounded: every run ends within its wall time + ANSWER_GRACE
             try:
-                self.pool.ensure_caps(slot, limits.memory_bytes, limits.max_processes)
+                self.pool.ensure_caps(slot, limits.memory_bytes, limits.max_processes, limits.max_scratch_bytes)
                 chosen = request
                 if harness and not slot.channel.harness_loaded:  # this container's zygote could not import it
                     chosen = {**request, "harness": False, "files": {p: _b64(d) for p, d in files.items()}}

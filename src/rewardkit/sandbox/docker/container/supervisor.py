@@ -115,6 +115,12 @@ def write_files(scratch: str, files: Mapping[str, str | bytes]) -> None:
         os.chmod(path, 0o444)
 
 
+def run_scratch_bytes(req: dict[str, Any]) -> int:
+    """The size of a run's scratch tmpfs: its own ``max_scratch_bytes``, as the local backend gives each run (a
+    compile step asks for more than a judged program), else the container's."""
+    return int(req.get("limits", {}).get("max_scratch_bytes") or WORLD["scratch_bytes"])
+
+
 def start_program(
     req: dict[str, Any], stdin_fd: int, out_w: int, err_w: int, scratch_sock: socket.socket | None = None
 ) -> tuple[int, str | None]:
@@ -125,7 +131,7 @@ def start_program(
 
     def child() -> None:
         try:
-            build_world(WORLD["scratch_bytes"], WORLD["shm_bytes"])
+            build_world(run_scratch_bytes(req), WORLD["shm_bytes"])
             write_files(RUN_SCRATCH, req["files"])
             if scratch_sock is not None:
                 send_fd(scratch_sock, os.open(RUN_SCRATCH, os.O_RDONLY | os.O_DIRECTORY))
