@@ -225,3 +225,14 @@ def test_a_check_whose_library_is_missing_is_an_error_with_the_install_hint(monk
     verdict = strict().verify("Any answer.", ["test:needs_absent"])
     assert verdict.status == "error" and verdict.is_infrastructure_failure
     assert "rewardkit[ifeval]" in verdict.details["error"]
+
+
+def test_a_long_answer_with_many_sentences_is_judged_in_linear_time():
+    import time
+
+    answer = "1. Item one. Mr. Smith went on. " * 3000  # ~100k characters, ~12k periods
+    started = time.perf_counter()
+    verdict = IFEvalVerifier(mode="loose").verify(
+        answer, ["length_constraints:number_sentences"], kwargs=[{"num_sentences": 5000, "relation": "at least"}]
+    )
+    assert verdict.correct and time.perf_counter() - started < 5.0

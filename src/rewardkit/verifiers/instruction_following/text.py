@@ -24,7 +24,6 @@ ABBREVIATIONS = frozenset(
     "jan feb mar apr jun jul aug sep sept oct nov dec mt ave blvd gen col lt sgt capt rev".split()
 )
 _END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s|$)")
-_LIST_NUMBER = re.compile(r"(?:^|\n)[ \t]*\d{1,3}$")
 
 
 def count_words(text: str) -> int:
@@ -63,7 +62,10 @@ def _not_an_end(text: str, dot: int) -> bool:
     letters = word.replace(".", "")
     if letters.isalpha() and letters.isupper() and len(letters) <= 3 and all(len(p) == 1 for p in word.split(".")):
         return True  # "J." or "U.S."
-    return bool(_LIST_NUMBER.search(text, 0, dot)) and text[word_start:dot].isdigit()
+    if word.isdigit() and len(word) <= 3:  # "1." opening a line is a list number
+        line_start = text.rfind("\n", 0, word_start) + 1
+        return not text[line_start:word_start].strip(" \t")
+    return False
 
 
 def count_sentences(text: str) -> int:
