@@ -161,3 +161,12 @@ def test_a_compiled_language_on_the_plain_image_is_the_sandboxs_fault_and_says_w
 def test_the_languages_image_needs_no_hint(languages_sandbox):
     assert languages_sandbox.languages == ALL
     assert languages_sandbox.toolchain_hint() == ""
+
+
+@pytest.mark.docker
+def test_asking_again_for_the_same_languages_in_any_order_reuses_the_image(languages_sandbox):
+    from rewardkit.cli import main
+
+    result = CliRunner().invoke(main, ["sandbox-image", "--languages", "javascript,go,c,cpp,rust,java"])
+    assert result.exit_code == 0, result.output
+    assert f"{LANGUAGES_IMAGE} ready (exists," in result.output
