@@ -236,3 +236,16 @@ def test_a_long_answer_with_many_sentences_is_judged_in_linear_time():
         answer, ["length_constraints:number_sentences"], kwargs=[{"num_sentences": 5000, "relation": "at least"}]
     )
     assert verdict.correct and time.perf_counter() - started < 5.0
+
+
+def test_unclosed_brackets_titles_and_tags_on_one_long_line_are_judged_quickly():
+    import time
+
+    answer = "[ << <i> the quick brown " * 20_000  # ~500k characters of openers that never close
+    ids = ["detectable_content:number_placeholders", "detectable_format:title", "func_name:validate_title"]
+    ids += ["format:thesis", "copy:repeat_phrase"]
+    kwargs = [{"num_placeholders": 1}, {}, {}, {}, {"phrase": "the quick brown fox", "small_n": 1}]
+    started = time.perf_counter()
+    verdict = IFEvalVerifier(max_chars=1_000_000).verify(answer, ids, kwargs=kwargs)
+    assert verdict.status == "ok" and verdict.details["followed"] == 0
+    assert time.perf_counter() - started < 5.0

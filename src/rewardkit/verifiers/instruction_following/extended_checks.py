@@ -67,7 +67,8 @@ def repeat_phrase(response: str, args: Args) -> bool:
     words = args["phrase"].split()
     if len(words) < 3:
         return False
-    spans = re.findall(rf"{re.escape(words[0])} .*? {re.escape(words[-1])}", response)
+    reach = 40 * len(words)  # a span longer than this is no repetition of the phrase (and bounds the search)
+    spans = re.findall(rf"{re.escape(words[0])} [^\n]{{0,{reach}}}? {re.escape(words[-1])}", response)
     if len(spans) != args["small_n"]:
         return False
     for span in spans:

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rewardkit.verifiers.instruction_following.registry import INT, QUANTIFIER, TEXT, WORDS, check, quantified
-from rewardkit.verifiers.instruction_following.text import detect_language, split_sentences
+from rewardkit.verifiers.instruction_following.text import bracketed_spans, detect_language, split_sentences
 
 Args = Mapping[str, Any]
 PREFIX = "func_name:"
@@ -87,7 +87,7 @@ def postscript(response: str, args: Args) -> bool:
 
 @check(PREFIX + "validate_placeholders", N=INT)
 def placeholders(response: str, args: Args) -> bool:
-    return len(re.findall(r"\[(.*?)\]", response)) >= int(args["N"])
+    return len(bracketed_spans(response)) >= int(args["N"])
 
 
 @check(PREFIX + "verify_bullet_points", N=INT)
@@ -97,7 +97,7 @@ def bullet_points(response: str, args: Args) -> bool:
 
 @check(PREFIX + "validate_title")
 def title(response: str, args: Args) -> bool:
-    return any(t.strip() for t in re.findall(r"<<(.*?)>>", response))
+    return any(t.strip() for t in bracketed_spans(response, "<<", ">>"))
 
 
 @check(PREFIX + "validate_choice", options=WORDS)

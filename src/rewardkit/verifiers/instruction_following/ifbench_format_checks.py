@@ -151,8 +151,13 @@ def sentences_then_bullets(response: str, args: Args) -> bool:
 @check("format:thesis")
 def italic_thesis(response: str, args: Args) -> bool:
     """A thesis in HTML italics (``<i>`` or ``<em>``) with text after it."""
-    match = re.search(r"<(i|em)>(.*?)</\1>(.*)", response, re.S)
-    return match is not None and bool(match.group(2).strip()) and bool(match.group(3).strip())
+    for tag in ("i", "em"):
+        start = response.find(f"<{tag}>")
+        end = response.find(f"</{tag}>", start)
+        if start >= 0 and end >= 0:
+            thesis, after = response[start + len(tag) + 2 : end], response[end + len(tag) + 3 :]
+            return bool(thesis.strip()) and bool(after.strip())
+    return False
 
 
 @check("format:output_template")

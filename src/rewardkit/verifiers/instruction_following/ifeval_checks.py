@@ -14,6 +14,7 @@ from typing import Any
 
 from rewardkit.verifiers.instruction_following.registry import INT, LETTER, RELATION, TEXT, WORDS, check, compare
 from rewardkit.verifiers.instruction_following.text import (
+    bracketed_spans,
     count_capital_words,
     count_sentences,
     count_words,
@@ -122,7 +123,7 @@ def nth_paragraph_first_word(response: str, args: Args) -> bool:
 
 @check("detectable_content:number_placeholders", num_placeholders=INT)
 def number_placeholders(response: str, args: Args) -> bool:
-    return len(re.findall(r"\[.*?\]", response)) >= int(args["num_placeholders"])
+    return len(bracketed_spans(response)) >= int(args["num_placeholders"])
 
 
 @check("detectable_content:postscript", postscript_marker=TEXT)
@@ -189,7 +190,12 @@ def json_format(response: str, args: Args) -> bool:
 
 @check("detectable_format:title")
 def title(response: str, args: Args) -> bool:
-    return any(t.strip("<>").strip() for t in re.findall(r"<<[^\n]+>>", response))
+    """A line holding ``<<...>>`` with text inside (from its first ``<<`` to its last ``>>``)."""
+    for line in response.split("\n"):
+        start, end = line.find("<<"), line.rfind(">>")
+        if 0 <= start and start + 2 < end and line[start : end + 2].strip("<>").strip():
+            return True
+    return False
 
 
 # ----------------------------------------------------------------------------------------- combinations
