@@ -98,3 +98,19 @@ def test_the_judge_rows_time_concurrent_and_cached_calls_against_one_call_at_a_t
     assert "verdicts agree: True" in concurrent.note and "all hits: True" in cached.note
     assert concurrent.base_rate == cached.base_rate and concurrent.ratio > 1 and cached.ratio > concurrent.ratio
     assert concurrent.met == (concurrent.ratio >= 4) and cached.met == (cached.rk_rate >= 10_000)
+
+
+def test_the_compiled_rows_time_the_judge_and_its_cache_hits_against_a_plain_compile_and_run_loop():
+    import shutil
+
+    from rewardkit.bench.compiled import code_compiled_bench
+    from rewardkit.bench.runs import QUICK
+    from rk_testing import require
+
+    require(shutil.which("g++", path="/usr/local/bin:/usr/bin:/bin") is not None, "no g++ for the compiled bench")
+    judged, cached = code_compiled_bench(QUICK, languages=["cpp17"])
+    assert judged.name == "code compiled: cpp17 judged vs plain compile-and-run"
+    assert "verdicts agree on 100%" in judged.note and "(1 right)" in judged.note
+    assert "0 compiles (every build a cache hit), verdicts the same" in cached.note
+    assert judged.base_rate == cached.base_rate and cached.rk_rate > judged.rk_rate
+    assert judged.met == (judged.ratio >= 0.8)

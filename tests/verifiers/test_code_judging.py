@@ -234,3 +234,12 @@ def test_the_code_reward_reads_codeforces_columns_from_trl_rows(verifier):
     finally:
         reward.close()
     assert scores == [1.0, 0.0]
+
+
+def test_the_judges_own_copy_of_large_tests_does_not_count_against_the_programs_memory(verifier):
+    first_number = '#include <cstdio>\nint main() { long n; std::scanf("%ld", &n); std::printf("%ld\\n", n); }'
+    big = "7\n" + "1 " * (4 << 20) + "\n"  # 8 MB a test, 80 MB in all: more than the memory limit
+    row = codeforces_row(memory_limit=32, official_tests=[{"input": big, "output": "7\n"}] * 10)
+    verdict = verifier.verify(cpp(first_number), row)
+    assert verdict.details["statuses"] == {"AC": 10}, verdict.details
+    assert max(t["memory"] for t in verdict.details["tests"]) < 32 << 20

@@ -27,6 +27,7 @@ HEADER = ("benchmark", "baseline (same run)", "baseline", "rewardkit", "unit", "
 
 
 def benches() -> dict[str, Callable[[Sizes], list[Row]]]:
+    from rewardkit.bench.compiled import code_compiled_bench
     from rewardkit.bench.judge_calls import judge_bench
     from rewardkit.bench.memory import memory_bench
     from rewardkit.bench.service import service_bench
@@ -38,6 +39,7 @@ def benches() -> dict[str, Callable[[Sizes], list[Row]]]:
         "code-local": code_local_bench,
         "code-docker": code_docker_bench,
         "code-stdin": code_stdin_bench,
+        "code-compiled": code_compiled_bench,
         "memory": memory_bench,
         "service": service_bench,
         "judge": judge_bench,
@@ -89,6 +91,9 @@ FALLS_SHORT_WHY = {
     "mcq: adversarial": "the extractor's time grows faster than its input: see the slowest input in the note",
     "mcq": "CPU-seconds measured at load average {load} on {cpus} CPUs, where other processes' work on the "
     "same cores inflates them",
+    "code compiled": "each judgement adds two sandbox starts (the compile run and the judge run, a few ms each) "
+    "and the judge's fork per case to a plain loop's compile and exec; with few cases per program that is a "
+    "large share",
     "math": "the pool's round trips cost more than in-process math-verify on these inputs",
     "service: 256": "each request adds JSON both ways and a loopback round trip to the reward call; on a loaded "
     "machine the client, the server and the math workers share the same cores",
@@ -111,7 +116,9 @@ def _why(row: Row) -> str:
     "--only",
     "only",
     multiple=True,
-    type=click.Choice(["math", "mcq", "code-local", "code-docker", "code-stdin", "memory", "service", "judge"]),
+    type=click.Choice(
+        ["math", "mcq", "code-local", "code-docker", "code-stdin", "code-compiled", "memory", "service", "judge"]
+    ),
     help="Run only these benchmarks (repeatable).",
 )
 @click.option("--profile", is_flag=True, help="Also print where each benchmark's time went, per stage.")

@@ -52,62 +52,144 @@ def sealed_copy(name: str) -> int:
     return fd
 
 
+class Launcher:
+    """The process that starts every test: forked before the job is read, so that it stays small. A test's peak
+    resident memory (``ru_maxrss``) counts its process from the fork on; forked from the judge, holding every
+    test's data, it would start at the judge's size. It forks each test, waits for it and reports its wait
+    status and rusage over a socket. A program that kills it (same uid) fails its test and every later one."""
+
+    def __init__(self) -> None:
+        import socket
+
+        self.socket = socket
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.pid = os.fork()
+        if self.pid == 0:
+            ours.close()
+            try:
+                serve(theirs)
+            finally:
+                os._exit(0)
+        theirs.close()
+        self.sock = ours
+        self.fd = ours.fileno()
+        self.alive = True
+
+    def start(
+        self,
+        argv: list[str],
+        exec_fd: int | None,
+        env: dict[str, str],
+        cwd: str,
+        fds: tuple[int, int, int],
+        limits: list[tuple[int, int]],
+        keep: int | None = None,
+    ) -> int | None:
+        """Start a test process; its pid, or None when the launcher is gone."""
+        extra = [fd for fd in (exec_fd, keep) if fd is not None]
+        request = {"argv": argv, "env": env, "cwd": cwd, "limits": limits, "exec": exec_fd is not None}
+        request["keep"] = keep is not None
+        try:
+            self.socket.send_fds(self.sock, [json.dumps(request).encode()], [*fds, *extra])
+            reply = json.loads(self.sock.recv(4096) or b"null")
+        except (OSError, ValueError):
+            reply = None
+        if type(reply) is not dict or type(reply.get("pid")) is not int:
+            self.alive = False
+            return None
+        return int(reply["pid"])
+
+    def result(self, timeout: float) -> dict[str, Any] | None:
+        """The finished test's status and rusage; None when it is not there within ``timeout`` (or the launcher
+        is gone)."""
+        if not select.select([self.sock], [], [], max(0.0, timeout))[0]:
+            return None
+        try:
+            reply = json.loads(self.sock.recv(4096) or b"null")
+        except (OSError, ValueError):
+            reply = None
+        if type(reply) is not dict or type(reply.get("status")) is not int:
+            self.alive = False
+            return None
+        return reply
+
+
+def serve(sock: Any) -> None:
+    """The launcher's loop (in its own process): fork each requested test, wait for it, report."""
+    import socket
+
+    while True:
+        try:
+            data, fds, _, _ = socket.recv_fds(sock, 1 << 16, 8)
+        except OSError:
+            return
+        if not data:
+            return
+        request = json.loads(data)
+        pid = os.fork()
+        if pid == 0:  # the test: only what exec needs, and never back into the launcher's loop
+            try:
+                os.setsid()
+                for what, value in request["limits"]:
+                    resource.setrlimit(what, (value, value))
+                for target, fd in enumerate(fds[:3]):
+                    os.dup2(fd, target)
+                exec_fd = fds[3] if request["exec"] else None
+                if request["keep"]:  # a script the interpreter opens as /proc/self/fd/3
+                    os.dup2(fds[-1], 3)
+                os.chdir(request["cwd"])
+                for number in range(1, signal.NSIG):
+                    try:
+                        signal.signal(number, signal.SIG_DFL)
+                    except (OSError, ValueError, RuntimeError):
+                        pass
+                if exec_fd is not None:
+                    os.execve(exec_fd, request["argv"], request["env"])
+                os.execvpe(request["argv"][0], request["argv"], request["env"])
+            except BaseException:  # noqa: BLE001 - nothing may return from a forked child
+                os._exit(127)
+        for fd in fds:
+            os.close(fd)
+        try:
+            sock.send(json.dumps({"pid": pid}).encode())
+            _, status, usage = os.wait4(pid, 0)
+            report = {"status": status, "cpu": usage.ru_utime + usage.ru_stime, "maxrss": usage.ru_maxrss}
+            sock.send(json.dumps(report).encode())
+        except OSError:
+            return
+
+
+LAUNCHER: list[Launcher] = []
+
+
 def kill_others(pgid: int) -> None:
-    """Every process of the run but this one (as PID 1 of the run's namespace), else the test's group."""
+    """Every process of the run but this one and the launcher (as PID 1 of the run's namespace), else the
+    test's process group."""
+    spared = {os.getpid(), *(launcher.pid for launcher in LAUNCHER)}
     end = time.monotonic() + 2.0
     while time.monotonic() < end:
-        try:
-            if os.getpid() == 1:
-                os.kill(-1, signal.SIGKILL)
-            else:
+        left = False
+        if os.getpid() == 1:
+            for entry in os.listdir("/proc"):
+                if entry.isdigit() and int(entry) not in spared:
+                    left = True
+                    try:
+                        os.kill(int(entry), signal.SIGKILL)
+                    except OSError:
+                        pass
+        else:
+            try:
                 os.killpg(pgid, signal.SIGKILL)
-        except OSError:
-            pass
+            except OSError:
+                pass
         try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
+            while os.waitpid(-1, os.WNOHANG)[0] > 0:  # orphans of the test, handed to us as PID 1
+                pass
         except ChildProcessError:
+            pass
+        if not left:
             return
-        if pid == 0:
-            if os.getpid() != 1:
-                return
-            time.sleep(0.001)
-
-
-def spawn(
-    argv: list[str],
-    exec_fd: int | None,
-    env: dict[str, str],
-    cwd: str,
-    stdin_fd: int,
-    out_fd: int,
-    err_fd: int,
-    limits: list[tuple[int, int]],
-    keep: tuple[int, ...] = (),
-) -> int:
-    """Fork a process with the given fds as 0, 1, 2 (and ``keep``), rlimits set, in its own session."""
-    pid = os.fork()
-    if pid == 0:  # the child: only async-signal-safe work until exec, and never back into Python's caller
-        try:
-            os.setsid()
-            for what, value in limits:
-                resource.setrlimit(what, (value, value))
-            os.dup2(stdin_fd, 0)
-            os.dup2(out_fd, 1)
-            os.dup2(err_fd, 2)
-            for fd in keep:
-                os.set_inheritable(fd, True)
-            os.chdir(cwd)
-            for number in range(1, signal.NSIG):
-                try:
-                    signal.signal(number, signal.SIG_DFL)
-                except (OSError, ValueError, RuntimeError):
-                    pass
-            if exec_fd is not None:
-                os.execve(exec_fd, argv, env)
-            os.execvpe(argv[0], argv, env)
-        except BaseException:  # noqa: BLE001 - nothing may return from a forked child
-            os._exit(127)
-    return pid
+        time.sleep(0.001)
 
 
 def run_process(
@@ -119,19 +201,21 @@ def run_process(
     limits: list[tuple[int, int]],
     wall: float,
     cap: int,
-    keep: tuple[int, ...] = (),
-) -> tuple[int | None, Any, bytes, bytes, bool]:
-    """Run one process to its end (or its wall limit): (wait status or None, rusage, stdout, stderr tail, over)."""
+    keep: int | None = None,
+) -> tuple[int | None, dict[str, Any] | None, bytes, bytes, bool]:
+    """Run one process to its end (or its wall limit): (wait status or None, its usage, stdout, stderr tail,
+    over the output cap). Raises LauncherGone when the launcher died."""
+    launcher = LAUNCHER[0]
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
-    pid = spawn(argv, exec_fd, env, cwd, in_r, out_w, err_w, limits, keep)
+    pid = launcher.start(argv, exec_fd, env, cwd, (in_r, out_w, err_w), limits, keep) if launcher.alive else None
     for fd in (in_r, out_w, err_w):
         os.close(fd)
-    try:
-        pidfd = os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        pidfd = None
+    if pid is None:
+        for fd in (in_w, out_r, err_r):
+            os.close(fd)
+        raise LauncherGone()
     out, err, pending = bytearray(), bytearray(), memoryview(data)
     readers, writers = [out_r, err_r], [in_w] if data else []
     for fd in (in_w, out_r, err_r):
@@ -139,18 +223,16 @@ def run_process(
     if not data:
         os.close(in_w)
     deadline = time.monotonic() + wall
-    status: int | None = None
-    rusage: Any = None
+    usage: dict[str, Any] | None = None
     over = False
     try:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
                 break
-            waits = readers + ([pidfd] if pidfd is not None else [])
-            readable, writable, _ = select.select(waits, writers, [], min(left, 0.01 if pidfd is None else left))
+            readable, writable, _ = select.select([*readers, launcher.fd], writers, [], left)
             for fd in readable:
-                if fd == pidfd:
+                if fd == launcher.fd:
                     continue
                 try:
                     block = os.read(fd, 1 << 16)
@@ -177,29 +259,32 @@ def run_process(
                 if not pending:
                     os.close(in_w)
                     writers = []
-            done, wstatus, usage = os.wait4(pid, os.WNOHANG)
-            if done:
-                status, rusage = wstatus, usage
+            if launcher.fd in readable:
+                usage = launcher.result(0.0)
                 _drain(readers, out_r, out, err, cap)
                 break
     finally:
-        if status is None:
+        if usage is None:
             try:
                 os.killpg(pid, signal.SIGKILL)
             except OSError:
                 pass
-            _, status_killed, rusage = os.wait4(pid, 0)
+            killed = launcher.result(2.0) if launcher.alive else None
             if over:
-                status = status_killed
+                usage = killed
         for fd in [*readers, *writers, out_r, err_r]:
             try:
                 os.close(fd)
             except OSError:
                 pass
-        if pidfd is not None:
-            os.close(pidfd)
         kill_others(pid)
-    return status, rusage, bytes(out[: cap + 1]), bytes(err), over
+    if usage is None and not over and not launcher.alive:
+        raise LauncherGone()
+    return (usage["status"] if usage else None), usage, bytes(out[: cap + 1]), bytes(err), over
+
+
+class LauncherGone(Exception):
+    """The launcher died: a program killed it."""
 
 
 def _drain(readers: list[int], out_r: int, out: bytearray, err: bytearray, cap: int) -> None:
@@ -239,8 +324,8 @@ def judge_case(job: dict[str, Any], case: dict[str, Any], exec_fd: int | None, e
         argv, exec_fd, env, HERE, data, rl, float(limits["wall"]), int(limits["output_bytes"])
     )
     wall = time.monotonic() - start
-    cpu = (usage.ru_utime + usage.ru_stime) if usage is not None else wall
-    peak = (usage.ru_maxrss * 1024) if usage is not None else 0
+    cpu = float(usage["cpu"]) if usage is not None else wall
+    peak = int(usage["maxrss"]) * 1024 if usage is not None else 0
     found = {"time": round(cpu, 4), "wall": round(wall, 4), "memory": peak}
     code = os.waitstatus_to_exitcode(status) if status is not None else None
     tail = err.decode("utf-8", "replace")
@@ -277,11 +362,11 @@ def check(job: dict[str, Any], case: dict[str, Any], out: bytes) -> dict[str, An
         _write(os.path.join(work, names[role]), data)
     fd = CHECKER_FD[0]
     assert fd is not None
-    argv = [part.format(checker="/proc/self/fd/%d" % fd, **names) for part in checker["argv"]]
-    keep: tuple[int, ...] = ()
+    argv = [part.format(checker="/proc/self/fd/3", **names) for part in checker["argv"]]
+    keep: int | None = None
     exec_fd: int | None = fd
-    if checker.get("interpreted"):  # the interpreter opens the script by its /proc path: the fd must survive exec
-        keep, exec_fd = (fd,), None
+    if checker.get("interpreted"):  # the interpreter opens the script as /proc/self/fd/3: it must survive exec
+        keep, exec_fd = fd, None
     limits = [(resource.RLIMIT_CPU, int(checker["time"]) + 1), (resource.RLIMIT_AS, int(checker["address_space"]))]
     status, _, stdout, stderr, _ = run_process(
         argv, exec_fd, CLEAN_ENV, work, b"", limits, float(checker["time"]) * 2 + 1, 1 << 20, keep
@@ -351,9 +436,10 @@ CLEAN_ENV: dict[str, str] = {}
 
 
 def main() -> int:
-    job = json.loads(sys.stdin.buffer.read())
     nondumpable()
     shield_signals()
+    LAUNCHER.append(Launcher())  # before the job is read: see Launcher
+    job = json.loads(sys.stdin.buffer.read())
     started = time.monotonic()
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": HERE, "TMPDIR": HERE, "LANG": "C.UTF-8"}
     CLEAN_ENV.update(env)
@@ -379,7 +465,10 @@ def main() -> int:
                 budget_hit = True
                 results[index] = {"status": "SKIP", "error": "the judging time budget ran out"}
                 continue
-            results[index] = judge_case(job, cases[index], exec_fd, env)
+            try:
+                results[index] = judge_case(job, cases[index], exec_fd, env)
+            except LauncherGone:
+                results[index] = {"status": "RE", "error": "the judge's launcher is gone (killed by a program)"}
             if results[index]["status"] != "AC" and results[index].get("score", 0) == 0:
                 failed = True
         if failed and stop == "first":
