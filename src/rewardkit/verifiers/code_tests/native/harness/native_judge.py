@@ -53,12 +53,13 @@ def sealed_copy(name: str) -> int:
 
 
 class Launcher:
-    """The process that starts every test: forked before the job is read, so that it stays small. A test's peak
-    resident memory (``ru_maxrss``) counts its process from the fork on; forked from the judge, holding every
-    test's data, it would start at the judge's size. It forks each test, waits for it and reports its wait
-    status and rusage over a socket. A program that kills it (same uid) fails its test and every later one."""
+    """The process that starts every test, and stays small: a test's peak resident memory (``ru_maxrss``) counts
+    its process from the fork on, and forked from the judge (which holds every test's data) it would start at the
+    judge's size. The first is forked before the job is read; a replacement (a program may kill or stop it: it
+    has the program's uid) is a fresh interpreter (``--launcher``), small again. It forks each test, waits for
+    it and reports its wait status and rusage over a socket."""
 
-    def __init__(self) -> None:
+    def __init__(self, fresh: bool = False) -> None:
         import socket
 
         self.socket = socket
@@ -67,6 +68,12 @@ class Launcher:
         if self.pid == 0:
             ours.close()
             try:
+                if fresh:
+                    os.set_inheritable(theirs.fileno(), True)
+                    script = os.path.join(HERE, "native_judge.py")
+                    os.execv(
+                        sys.executable, [sys.executable, "-I", "-S", "-B", script, "--launcher", str(theirs.fileno())]
+                    )
                 serve(theirs)
             finally:
                 os._exit(0)
@@ -74,6 +81,14 @@ class Launcher:
         self.sock = ours
         self.fd = ours.fileno()
         self.alive = True
+
+    def close(self) -> None:
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        except OSError:
+            pass
+        self.sock.close()
 
     def start(
         self,
@@ -134,9 +149,13 @@ def serve(sock: Any) -> None:
                     resource.setrlimit(what, (value, value))
                 for target, fd in enumerate(fds[:3]):
                     os.dup2(fd, target)
-                exec_fd = fds[3] if request["exec"] else None
-                if request["keep"]:  # a script the interpreter opens as /proc/self/fd/3
+                # received fds are inheritable: the test gets 0, 1, 2 and (a script the interpreter opens as
+                # /proc/self/fd/3) its checker, nothing else; the executable's fd closes on exec
+                high = max(8, min(250, resource.getrlimit(resource.RLIMIT_NOFILE)[0] - 1))
+                exec_fd = fcntl.fcntl(fds[3], fcntl.F_DUPFD_CLOEXEC, high) if request["exec"] else None
+                if request["keep"]:
                     os.dup2(fds[-1], 3)
+                os.closerange(4 if request["keep"] else 3, high)
                 os.chdir(request["cwd"])
                 for number in range(1, signal.NSIG):
                     try:
@@ -162,10 +181,18 @@ def serve(sock: Any) -> None:
 LAUNCHER: list[Launcher] = []
 
 
+def launcher() -> Launcher:
+    """The launcher, a fresh one where a program killed or stopped the last."""
+    if not LAUNCHER[0].alive:
+        LAUNCHER[0].close()
+        LAUNCHER[0] = Launcher(fresh=True)
+    return LAUNCHER[0]
+
+
 def kill_others(pgid: int) -> None:
     """Every process of the run but this one and the launcher (as PID 1 of the run's namespace), else the
     test's process group."""
-    spared = {os.getpid(), *(launcher.pid for launcher in LAUNCHER)}
+    spared = {os.getpid(), *(one.pid for one in LAUNCHER if one.alive)}
     end = time.monotonic() + 2.0
     while time.monotonic() < end:
         left = False
@@ -206,10 +233,12 @@ def run_process(
     """Run one process to its end (or its wall limit): (wait status or None, its usage, stdout, stderr tail,
     over the output cap). Raises LauncherGone when the launcher died."""
     launcher = LAUNCHER[0]
+    if not launcher.alive:
+        raise LauncherGone()
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
-    pid = launcher.start(argv, exec_fd, env, cwd, (in_r, out_w, err_w), limits, keep) if launcher.alive else None
+    pid = launcher.start(argv, exec_fd, env, cwd, (in_r, out_w, err_w), limits, keep)
     for fd in (in_r, out_w, err_w):
         os.close(fd)
     if pid is None:
@@ -270,6 +299,8 @@ def run_process(
             except OSError:
                 pass
             killed = launcher.result(2.0) if launcher.alive else None
+            if killed is None:  # its test was killed and it says nothing: stopped, or gone
+                launcher.alive = False
             if over:
                 usage = killed
         for fd in [*readers, *writers, out_r, err_r]:
@@ -278,13 +309,13 @@ def run_process(
             except OSError:
                 pass
         kill_others(pid)
-    if usage is None and not over and not launcher.alive:
+    if usage is None and not over and not launcher.alive and time.monotonic() < deadline:
         raise LauncherGone()
     return (usage["status"] if usage else None), usage, bytes(out[: cap + 1]), bytes(err), over
 
 
 class LauncherGone(Exception):
-    """The launcher died: a program killed it."""
+    """The launcher died or stopped during a test: that test's program did it (nothing else runs)."""
 
 
 def _drain(readers: list[int], out_r: int, out: bytearray, err: bytearray, cap: int) -> None:
@@ -465,10 +496,11 @@ def main() -> int:
                 budget_hit = True
                 results[index] = {"status": "SKIP", "error": "the judging time budget ran out"}
                 continue
+            launcher()
             try:
                 results[index] = judge_case(job, cases[index], exec_fd, env)
             except LauncherGone:
-                results[index] = {"status": "RE", "error": "the judge's launcher is gone (killed by a program)"}
+                results[index] = {"status": "RE", "error": "the program killed or stopped the judge's launcher"}
             if results[index]["status"] != "AC" and results[index].get("score", 0) == 0:
                 failed = True
         if failed and stop == "first":
@@ -487,4 +519,11 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--launcher"]:
+        import socket
+
+        nondumpable()
+        shield_signals()
+        serve(socket.socket(fileno=int(sys.argv[2])))
+        sys.exit(0)
     sys.exit(main())
