@@ -249,3 +249,26 @@ def test_unclosed_brackets_titles_and_tags_on_one_long_line_are_judged_quickly()
     verdict = IFEvalVerifier(max_chars=1_000_000).verify(answer, ids, kwargs=kwargs)
     assert verdict.status == "ok" and verdict.details["followed"] == 0
     assert time.perf_counter() - started < 5.0
+
+
+ODD_ANSWERS = [
+    ".",
+    "!!! ??? ...",
+    "\n\n\n***\n\n******\n",
+    "<<>> [] ** <i></i> \"\" ''",
+    "ÄÖÜ ß 港 🌅 \u200d\ufe0f",
+    "1.\n2.\n3.",
+    "word",
+    "a" * 5000,
+    "- \n* \n-\n*",
+    '{"json": [1, 2, {"deep": null}]}',
+]
+
+
+@pytest.mark.parametrize("answer", ODD_ANSWERS, ids=range(len(ODD_ANSWERS)))
+def test_no_check_fails_with_an_error_on_odd_answers(answer):
+    kwargs_of = {case[1]: case[2] for case in ALL_CASES}
+    verifier = IFEvalVerifier(mode="loose", aggregate="fraction")
+    for instruction, kwargs in kwargs_of.items():
+        verdict = verifier.verify(answer, [instruction], kwargs=[kwargs], prompt="A prompt.")
+        assert verdict.status == "ok", (instruction, verdict)
