@@ -796,6 +796,7 @@ EXTENDED_CASES: list[Case] = [
         True,
     ),
     ("a space around a hyphen", "detectable_format:sentence_hyphens", {}, "It rained. - We stayed in.", False),
+    ("a hyphenated word joins nothing", "detectable_format:sentence_hyphens", {}, "A 16-year-old boy ran.", False),
     ("every word bracketed", "detectable_format:square_brackets", {}, "[It] [rained] [today.]", True),
     ("one word bare", "detectable_format:square_brackets", {}, "[It] rained [today.]", False),
     ("bigrams wrapped", "detectable_format:bigram_wrapping", {}, "<<I am>> <<at home>>", True),

@@ -167,9 +167,13 @@ def last_word_sent(response: str, args: Args) -> bool:
 
 @check("detectable_format:sentence_hyphens")
 def sentence_hyphens(response: str, args: Args) -> bool:
-    """Sentences joined by hyphens with no spaces around them: every piece is one whole sentence."""
+    """Sentences joined by hyphens with no spaces around them: every piece is one whole sentence, closed by
+    its end mark (so a hyphenated word such as ``16-year-old`` joins nothing)."""
     pieces = response.strip().split("-")
-    return len(pieces) > 1 and all(p and p == p.strip() and len(split_sentences(p)) == 1 for p in pieces)
+    return len(pieces) > 1 and all(
+        p and p == p.strip() and len(split_sentences(p)) == 1 and p.rstrip("\"'”’)")[-1:] in (".", "!", "?")
+        for p in pieces
+    )
 
 
 @check("detectable_format:square_brackets")
