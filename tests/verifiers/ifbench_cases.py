@@ -3,7 +3,7 @@ a passing and a failing row for each id rewardkit covers."""
 
 from __future__ import annotations
 
-from tests.verifiers.ifeval_cases import Case
+from ifeval_cases import Case
 
 PROMPT = "Describe the harbour at dawn in a few words."
 CAPITALS = (

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.verifiers.ifbench_cases import IFBENCH_CASES
-from tests.verifiers.ifeval_cases import EXTENDED_CASES, FUNC_NAME_CASES, OWN_CASES, REFERENCE_CASES
+from ifbench_cases import IFBENCH_CASES
+from ifeval_cases import EXTENDED_CASES, FUNC_NAME_CASES, OWN_CASES, REFERENCE_CASES
 
 import rewardkit as rk
 from rewardkit.verifiers.instruction_following import IFEvalVerifier
