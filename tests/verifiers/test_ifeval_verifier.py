@@ -272,3 +272,16 @@ def test_no_check_fails_with_an_error_on_odd_answers(answer):
     for instruction, kwargs in kwargs_of.items():
         verdict = verifier.verify(answer, [instruction], kwargs=[kwargs], prompt="A prompt.")
         assert verdict.status == "ok", (instruction, verdict)
+
+
+def test_without_langdetect_a_language_row_is_an_error_naming_the_extra(monkeypatch):
+    import sys
+
+    from rewardkit.verifiers.instruction_following import text
+
+    monkeypatch.setattr(text, "_factory", None)
+    monkeypatch.setitem(sys.modules, "langdetect", None)  # an import of it now fails
+    monkeypatch.setitem(sys.modules, "langdetect.detector_factory", None)
+    verdict = strict().verify("Bonjour.", ["language:response_language"], kwargs=[{"language": "fr"}])
+    assert verdict.status == "error" and "rewardkit[ifeval]" in verdict.details["error"]
+    assert strict().verify("No commas", ["punctuation:no_comma"]).correct  # other rows are judged

@@ -131,9 +131,9 @@ def _detector_factory() -> Any:
 
 def detect_language(text: str) -> str | None:
     """The ISO 639-1 code langdetect gives ``text``; None when the text has nothing to detect from."""
+    detector = _detector_factory().create()  # first: a missing langdetect says how to install it
     from langdetect.lang_detect_exception import LangDetectException
 
-    detector = _detector_factory().create()
     try:
         detector.append(text)
         return str(detector.detect())
