@@ -6,8 +6,9 @@ Two stages:
    answer (the model ran out of tokens mid-thought). The row's instructions and their arguments are read
    from the reference (:mod:`.rows`); an unknown id or arguments that do not fit are ``invalid_reference``
    (the dataset's fault: no reward).
-2. **compare** — each instruction's check (:mod:`.ifeval_checks`, :mod:`.extended_checks`) runs on the
-   answer. ``mode="strict"`` checks the answer as it is; ``mode="loose"`` (IFEval's loose accuracy) also
+2. **compare** — each instruction's check (:mod:`.ifeval_checks`, open-instruct's in :mod:`.extended_checks`
+   and :mod:`.func_name_checks`, IFBench's in :mod:`.ifbench_checks` and :mod:`.ifbench_format_checks`) runs
+   on the answer. ``mode="strict"`` checks the answer as it is; ``mode="loose"`` (IFEval's loose accuracy) also
    accepts it when the check passes on the answer without its first line, without its last line, without
    both, or with every ``*`` removed (and those combined). ``aggregate="all"`` scores 1.0 only when every
    instruction is followed; ``"fraction"`` scores the share followed.
