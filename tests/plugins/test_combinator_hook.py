@@ -1,5 +1,5 @@
-"""``register_combinators`` adds combinators; a plugin still implementing the old name ``register_shapers`` is
-refused with an error that names the new one."""
+"""``register_combinators`` adds combinators; a plugin implementing a hook rewardkit lacks (``register_shapers``)
+is refused with an error that names the hooks there are."""
 
 from __future__ import annotations
 
@@ -52,8 +52,8 @@ def test_register_combinators_adds_a_combinator_without_a_warning() -> None:
     assert reward(prompts=None, completions=["<think>a</think><answer>b</answer>", "no tags"]) == [0.5, 0.0]
 
 
-def test_the_old_hook_name_register_shapers_is_refused_with_the_new_name() -> None:
+def test_an_unknown_hook_register_shapers_is_refused_naming_the_hooks_there_are() -> None:
     host = _host()
-    with pytest.raises(rk.PluginError, match="register_shapers is now register_combinators"):
+    with pytest.raises(rk.PluginError, match=r"register_shapers.*rewardkit hooks are: .*register_combinators"):
         host.register(OldStylePlugin(), name="old-style")
     assert "halve" not in host.registries.combinators.names()

@@ -70,7 +70,7 @@ class VariantResult:
     def rows_above(self, threshold: float) -> int:
         return sum(
             1
-            for s, b in zip(self.scores, self.baseline, strict=False)
+            for s, b in zip(self.scores, self.baseline, strict=True)
             if s is not None and s > (b if b is not None else 0.0) + threshold
         )
 

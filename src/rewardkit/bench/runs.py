@@ -91,7 +91,7 @@ def math_bench(sizes: Sizes) -> list[Row]:
 
         base_s, base_scores = _best_of(sizes.repeats, loop, rows_for, 100)
         rk_s, rk_scores = _best_of(sizes.repeats, ours, rows_for, 100)
-    agree = sum(a == b for a, b in zip(base_scores, rk_scores, strict=False)) / len(rk_scores)
+    agree = sum(a == b for a, b in zip(base_scores, rk_scores, strict=True)) / len(rk_scores)
     n = sizes.math_samples
     return [
         Row(
@@ -136,7 +136,7 @@ def mcq_bench(sizes: Sizes) -> list[Row]:
     contexts = [{"options": r["options"]} for r in rows]
 
     def loop() -> list[Any]:
-        return [verifier.verify(c, r, **x) for c, r, x in zip(completions, refs, contexts, strict=False)]
+        return [verifier.verify(c, r, **x) for c, r, x in zip(completions, refs, contexts, strict=True)]
 
     def batch() -> list[Any]:
         return verifier.verify_batch(completions, refs, contexts)
@@ -335,8 +335,8 @@ def code_docker_bench(sizes: Sizes) -> list[Row]:
 
     rk_s, verdicts = on_pool(True)
     exec_s, exec_verdicts = on_pool(False)  # the per-run exec supervisor, for comparison
-    agree = sum(v.correct == e for v, e in zip(verdicts, expected, strict=False)) / len(batch)
-    agree_exec = sum(v.correct == e for v, e in zip(exec_verdicts, expected, strict=False)) / len(batch)
+    agree = sum(v.correct == e for v, e in zip(verdicts, expected, strict=True)) / len(batch)
+    agree_exec = sum(v.correct == e for v, e in zip(exec_verdicts, expected, strict=True)) / len(batch)
     n = len(batch)
     return [
         Row(

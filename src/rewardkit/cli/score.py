@@ -185,7 +185,7 @@ def score(
             writer = open_writer(output_path, append=resume) if output_path else None
             for chunk, scored in _scored_chunks(reward, rows, workers, batch_size, completion_key, prompt_key):
                 if writer is not None:
-                    writer.write([{**row, **extra} for row, extra in zip(chunk, scored, strict=False)])
+                    writer.write([{**row, **extra} for row, extra in zip(chunk, scored, strict=True)])
                 for extra in scored:
                     builder.add(extra)
                 progress.advance(task, len(scored))

@@ -121,7 +121,7 @@ def prompt_key(source: Any, truth: Any, info: Any) -> str:
 def group_means(values: Sequence[float | None], keys: Sequence[str]) -> list[float]:
     """For each row, the mean of the scored values of its group (0.0 for a group with none)."""
     sums: dict[str, list[float]] = {}
-    for value, key in zip(values, keys, strict=False):
+    for value, key in zip(values, keys, strict=True):
         if value is not None:
             sums.setdefault(key, []).append(float(value))
     return [sum(sums[key]) / len(sums[key]) if key in sums else 0.0 for key in keys]

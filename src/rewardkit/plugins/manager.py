@@ -156,8 +156,7 @@ def _check_pending(
             known = ", ".join(sorted(n for n in dir(hookspecs) if n.startswith("register_")))
             name = pm.get_name(exc.plugin) if exc.plugin is not None else None
             where = f"plugin {name!r}: " if name else ""
-            renamed = " (register_shapers is now register_combinators)" if "register_shapers" in str(exc) else ""
-            error = _caused(PluginError(f"{where}{exc}{renamed} (rewardkit hooks are: {known})"), exc)
+            error = _caused(PluginError(f"{where}{exc} (rewardkit hooks are: {known})"), exc)
             if name is None or name not in forgiving or loaded is None:
                 raise error from exc
             pm.unregister(name=name)

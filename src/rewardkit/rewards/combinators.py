@@ -342,7 +342,7 @@ class Where(Reward):
 
         def scatter(values: list[Any]) -> list[Any]:
             out: list[Any] = [None] * n
-            for i, v in zip(rows, values, strict=False):
+            for i, v in zip(rows, values, strict=True):
                 out[i] = v
             return out
 

@@ -121,7 +121,7 @@ class CosineLength(Reward):
         judged = self.judge.score(batch)
         lengths = self.length.lengths(batch)
         values: list[float | None] = []
-        for correct, n in zip(judged.values, lengths, strict=False):
+        for correct, n in zip(judged.values, lengths, strict=True):
             if correct is None:
                 values.append(None)
                 continue

@@ -94,7 +94,7 @@ def cached_verify(
     prefix = _key(name, params)
     keys = [  # hashed: a row's tests can be megabytes (CodeContests, LiveCodeBench), held 4096 times over
         hashlib.sha256(json.dumps([prefix, c, r, x], sort_keys=True, default=repr).encode()).hexdigest()
-        for c, r, x in zip(completions, references, contexts, strict=False)
+        for c, r, x in zip(completions, references, contexts, strict=True)
     ]
     found: dict[int, Verdict] = {}
     with _lock:
@@ -110,7 +110,7 @@ def cached_verify(
         if fresh_out is not None:
             fresh_out.extend(fresh)
         with _lock:
-            for i, verdict in zip(todo, fresh, strict=False):
+            for i, verdict in zip(todo, fresh, strict=True):
                 found[i] = verdict
                 if not verdict.is_infrastructure_failure:
                     _memo[keys[i]] = verdict
@@ -240,7 +240,7 @@ class VerifierReward(Reward):
         if rows:
             contexts = [self._context(batch, i) for i in rows]
             if getattr(self.verifier, "uses_question", False):
-                for i, context in zip(rows, contexts, strict=False):
+                for i, context in zip(rows, contexts, strict=True):
                     if "question" not in context:
                         question = prompt_text(batch.prompts[i])
                         if question is not None:
@@ -248,7 +248,7 @@ class VerifierReward(Reward):
             fresh: list[Verdict] = []
             verdicts = self._judge(self._answers(batch, rows), [references[i] for i in rows], contexts, fresh)
             metrics = self.verifier.batch_metrics(fresh) if fresh else {}
-            for i, verdict in zip(rows, verdicts, strict=False):
+            for i, verdict in zip(rows, verdicts, strict=True):
                 values[i] = None if verdict.is_infrastructure_failure else self._worth(verdict)
                 statuses[i] = verdict.status
                 extracted[i] = verdict.extracted
@@ -283,7 +283,7 @@ class VerifierReward(Reward):
                 [contexts[j] for j in again],
                 fresh,
             )
-            for j, verdict in zip(again, retried, strict=False):
+            for j, verdict in zip(again, retried, strict=True):
                 verdicts[j] = verdict
         return verdicts
 

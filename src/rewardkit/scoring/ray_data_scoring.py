@@ -324,7 +324,7 @@ class Throughput:
         self.actors: dict[str, dict[str, Any]] = {}
 
     def add(self, nodes: list[str], actors: list[str], seconds: list[float]) -> None:
-        for node, actor, spent in zip(nodes, actors, seconds, strict=False):
+        for node, actor, spent in zip(nodes, actors, seconds, strict=True):
             self.nodes.setdefault(node, {"rows": 0})["rows"] += 1
             entry = self.actors.setdefault(actor, {"rows": 0, "seconds": 0.0, "node_id": node})
             entry["rows"] += 1

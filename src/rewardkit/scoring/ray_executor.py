@@ -149,7 +149,7 @@ class RayReward(Reward):
         self.last_run = run
         scored, errors = merge(
             self.name,
-            [(o.scored, end - start) for o, (start, end) in zip(run.chunks, bounds, strict=False)],
+            [(o.scored, end - start) for o, (start, end) in zip(run.chunks, bounds, strict=True)],
             [o.error for o in run.chunks],
         )
         self.last_errors = errors
@@ -201,7 +201,7 @@ def merge(
     out = Scored(values=[])
     errors: list[str | None] = []
     offset = 0
-    for (scored, n), failure in zip(parts, failures, strict=False):
+    for (scored, n), failure in zip(parts, failures, strict=True):
         out.values.extend(scored.values if scored is not None else [None] * n)
         errors.extend([failure if scored is None else None] * n)
         pairs: list[tuple[dict[str, list[Any]], dict[str, list[Any]]]] = [
@@ -231,7 +231,7 @@ def report(run: Any, sizes: list[int]) -> dict[str, Any]:
     (rows / the call's wall time), with the retries, failed rows and replaced actors."""
     actors: dict[str, dict[str, float]] = {}
     nodes: dict[str, dict[str, float]] = {}
-    for outcome, size in zip(run.chunks, sizes, strict=False):
+    for outcome, size in zip(run.chunks, sizes, strict=True):
         if outcome.scored is None:
             continue
         actor = actors.setdefault(outcome.actor_id or "?", {"rows": 0, "seconds": 0.0, "node_id": outcome.node_id})
@@ -248,7 +248,7 @@ def report(run: Any, sizes: list[int]) -> dict[str, Any]:
         "seconds": run.seconds,
         "rows_per_second": rows / run.seconds if run.seconds > 0 else 0.0,
         "retries": run.retries,
-        "failed_rows": sum(size for o, size in zip(run.chunks, sizes, strict=False) if o.scored is None),
+        "failed_rows": sum(size for o, size in zip(run.chunks, sizes, strict=True) if o.scored is None),
         "replaced_actors": run.replaced,
         "actors": actors,
         "nodes": nodes,

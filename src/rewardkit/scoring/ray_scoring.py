@@ -121,7 +121,7 @@ def score_on_ray(
         finally:
             fleet.close()
         out: list[dict[str, Any]] = []
-        for batch, outcome in zip(batches, run.chunks, strict=False):
+        for batch, outcome in zip(batches, run.chunks, strict=True):
             scored, _ = merge("reward", [(outcome.scored, len(batch))], [outcome.error])
             out.extend(scored_row(scored, i) for i in range(len(batch)))
         if on_shard is not None:

@@ -313,7 +313,7 @@ def _same_values(a: Sequence[float | None], b: Sequence[float | None], tolerance
             return math.isnan(x) and math.isnan(y)
         return abs(x - y) <= tolerance
 
-    return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=False))
+    return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
 
 
 def _table(completions: Sequence[Any], left: Sequence[Any], right: Sequence[Any], lname: str, rname: str) -> str:

@@ -72,7 +72,7 @@ class TeacherLogprobReward:
                 per_token = teacher_logp - student_logp
         counts = mask.sum(1)
         sums = (per_token * mask).sum(1)
-        return [None if n == 0 else float(s / n) for s, n in zip(sums.tolist(), counts.tolist(), strict=False)]
+        return [None if n == 0 else float(s / n) for s, n in zip(sums.tolist(), counts.tolist(), strict=True)]
 
 
 def _pad_right(seqs: list[list[Any]], pad: Any, device: Any, dtype: torch.dtype = torch.long) -> torch.Tensor:
@@ -156,7 +156,7 @@ class CoDistillTrainer(MiniGRPOTrainer):
                 "completion_logprobs",
                 [
                     row[m.bool()].tolist()
-                    for row, m in zip(rollouts.behaviour_logp, rollouts.completion_mask, strict=False)
+                    for row, m in zip(rollouts.behaviour_logp, rollouts.completion_mask, strict=True)
                 ],
             )
         return super().score(rollouts, **extra)

@@ -72,7 +72,7 @@ class ModuleNormTracker:
             update = math.sqrt(
                 sum(
                     float((p.detach() - old).float().pow(2).sum())
-                    for p, old in zip(params, self._before[key], strict=False)
+                    for p, old in zip(params, self._before[key], strict=True)
                 )
             )
             grads = self._grads.get(key) or [0.0]

@@ -112,7 +112,7 @@ def generate(
     mask = completion_mask(completion_ids, eos)
     completion_ids = completion_ids.masked_fill(mask == 0, tokenizer.pad_token_id)
     texts = [
-        tokenizer.decode(ids[m.bool()], skip_special_tokens=True) for ids, m in zip(completion_ids, mask, strict=False)
+        tokenizer.decode(ids[m.bool()], skip_special_tokens=True) for ids, m in zip(completion_ids, mask, strict=True)
     ]
     chat = not isinstance(prompts[0], str)
     completions = [[{"role": "assistant", "content": t}] for t in texts] if chat else list(texts)

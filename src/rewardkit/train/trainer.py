@@ -228,9 +228,7 @@ class MiniGRPOTrainer:
         return metrics
 
     def score(self, rollouts: Rollouts, **extra: Any) -> RewardTensors:
-        ids = [
-            ids[m.bool()].tolist() for ids, m in zip(rollouts.completion_ids, rollouts.completion_mask, strict=False)
-        ]
+        ids = [ids[m.bool()].tolist() for ids, m in zip(rollouts.completion_ids, rollouts.completion_mask, strict=True)]
         return score_completions(
             self.reward_terms,
             rollouts.prompts,

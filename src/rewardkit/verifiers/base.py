@@ -50,12 +50,12 @@ class Verifier(abc.ABC):
     ) -> list[Verdict]:
         contexts = check_batch(completions, references, contexts)
         if len(completions) <= 1 or self.batch_threads <= 1:
-            return [self.verify(c, r, **(x or {})) for c, r, x in zip(completions, references, contexts, strict=False)]
+            return [self.verify(c, r, **(x or {})) for c, r, x in zip(completions, references, contexts, strict=True)]
         with ThreadPoolExecutor(max_workers=min(self.batch_threads, len(completions))) as pool:
             return list(
                 pool.map(
                     lambda args: self.verify(args[0], args[1], **(args[2] or {})),
-                    zip(completions, references, contexts, strict=False),
+                    zip(completions, references, contexts, strict=True),
                 )
             )
 

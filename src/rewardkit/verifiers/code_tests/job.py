@@ -24,7 +24,7 @@ import functools
 import json
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
@@ -274,7 +274,3 @@ def parse_result(job: HarnessJob, result: RunResult, extracted: str | None = Non
         status = OK
     score = passed / total if job.partial_credit else float(correct)
     return Verdict(score, correct, status, extracted, details)
-
-
-def with_limits(job: HarnessJob, limits: Limits) -> HarnessJob:
-    return replace(job, limits=limits)

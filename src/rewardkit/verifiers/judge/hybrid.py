@@ -102,7 +102,7 @@ class HybridVerifier(Verifier):
                 [references[i] for i in undecided],
                 [contexts[i] for i in undecided],
             )
-            for i, verdict in zip(undecided, judged, strict=False):
+            for i, verdict in zip(undecided, judged, strict=True):
                 out[i] = _tagged(verdict, "judge", rule_status=str(ruled[i].status))
         return out
 

@@ -152,7 +152,7 @@ class MathVerifier(Verifier):
         check_batch(completions, references, contexts)
         verdicts: list[Verdict | None] = []
         pending: list[tuple[int, ExtractedAnswer, Task]] = []
-        for i, (completion, reference) in enumerate(zip(completions, references, strict=False)):
+        for i, (completion, reference) in enumerate(zip(completions, references, strict=True)):
             try:
                 prepared = self._prepare(completion, reference)
             except Exception as exc:  # noqa: BLE001 - one bad sample must not sink the batch
@@ -163,7 +163,7 @@ class MathVerifier(Verifier):
                 verdicts.append(None)
                 pending.append((i, *prepared))
         results = self.pool.map([task for _, _, task in pending], self.config.timeout)
-        for (i, found, _), result in zip(pending, results, strict=False):
+        for (i, found, _), result in zip(pending, results, strict=True):
             verdicts[i] = _to_verdict(found, result)
         return [v for v in verdicts if v is not None]
 

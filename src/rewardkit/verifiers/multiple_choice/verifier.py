@@ -136,7 +136,7 @@ class MCQVerifier(Verifier):
         contexts = check_batch(completions, references, contexts)
         prepared: dict[int, tuple[Any, Options, str, ChoiceReader]] = {}
         verdicts = []
-        for completion, reference, context in zip(completions, references, contexts, strict=False):
+        for completion, reference, context in zip(completions, references, contexts, strict=True):
             try:
                 context = context or {}
                 raw = context.get("options", context.get("choices"))
