@@ -243,3 +243,27 @@ def test_the_judges_own_copy_of_large_tests_does_not_count_against_the_programs_
     verdict = verifier.verify(cpp(first_number), row)
     assert verdict.details["statuses"] == {"AC": 10}, verdict.details
     assert max(t["memory"] for t in verdict.details["tests"]) < 32 << 20
+
+
+GRADER = r"""
+#include <cstdio>
+#include "triangle.h"
+int main() { int n; std::scanf("%d", &n); std::printf("%lld\n", triangle(n)); }
+"""
+HEADER = "long long triangle(int n);\n"
+TRIANGLE = '#include "triangle.h"\nlong long triangle(int n) { return 1LL * n * (n + 1) / 2; }\n'
+TRIANGLE_SMALL_ONLY = '#include "triangle.h"\nlong long triangle(int n) { return n <= 10 ? n * (n + 1) / 2 : 0; }\n'
+
+
+def test_an_ioi_row_with_a_grader_compiles_the_function_the_program_writes_with_it(verifier):
+    row = {
+        **ioi_row(),
+        "id": "Triangle",
+        "grader_files": [["graders/grader.cpp", GRADER], ["graders/triangle.h", HEADER]],
+    }
+    full = verifier.verify(cpp(TRIANGLE), row)
+    assert (full.score, full.details["points"]) == (1.0, 100), full.details
+    small = verifier.verify(cpp(TRIANGLE_SMALL_ONLY), row)
+    assert [s["earned"] for s in small.details["subtasks"]] == [30, 0]
+    with_main = verifier.verify(cpp(TRIANGLE + "int main() { return 0; }\n"), row)  # the grader owns main
+    assert with_main.status == "compile_error" and "main" in with_main.details["compiler"]

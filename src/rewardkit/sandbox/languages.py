@@ -95,9 +95,17 @@ class Language:
         """Every name that selects this language: its name, aliases and fence tags."""
         return tuple(dict.fromkeys((self.name, *self.aliases, *self.tags)))
 
-    def compile_argv(self) -> list[str]:
+    def compile_argv(self, sources: tuple[str, ...] = ()) -> list[str]:
+        """The compile argv; ``sources`` (the program's path first, then a dataset's grader sources compiled with
+        it) stand where ``{source}`` stands alone."""
         assert self.compile is not None
-        return [part.format(source=self.source_file, artifact=self.artifact or "") for part in self.compile]
+        argv: list[str] = []
+        for part in self.compile:
+            if part == "{source}" and sources:
+                argv.extend(sources)
+            else:
+                argv.append(part.format(source=self.source_file, artifact=self.artifact or ""))
+        return argv
 
     def run_argv(self, memory_bytes: int) -> list[str]:
         values = {"source": self.source_file, "artifact": self.artifact_name, "memory_mb": max(16, memory_bytes // MIB)}

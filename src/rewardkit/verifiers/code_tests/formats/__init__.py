@@ -40,6 +40,7 @@ CONTEXT_COLUMNS = (
     "test_names",
     "test_cases",
     "grader_files",
+    "id",
 )
 
 __all__ = [

@@ -46,7 +46,9 @@ def _driver() -> bytes:
     return resources.files("rewardkit.verifiers.code_tests.native.harness").joinpath("native_build.py").read_bytes()
 
 
-def build_key(language: Language, source: str, extra: Mapping[str, str] | None = None) -> str:
+def build_key(
+    language: Language, source: str, extra: Mapping[str, str] | None = None, program_path: str | None = None
+) -> str:
     recipe = {
         "language": language.name,
         "compile": list(language.compile or ()),
@@ -54,6 +56,7 @@ def build_key(language: Language, source: str, extra: Mapping[str, str] | None =
         "packing": language.packing,
         "source": source,
         "extra": dict(sorted((extra or {}).items())),
+        "program_path": program_path,
     }
     return hashlib.sha256(json.dumps(recipe, sort_keys=True).encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -131,11 +134,14 @@ def build(
     *,
     extra: Mapping[str, str] | None = None,
     limits: Limits | None = None,
+    program_path: str | None = None,
 ) -> Built | BuildFailure:
-    """The artifact of ``source`` in ``language``: from the cache, else built in one sandbox run."""
+    """The artifact of ``source`` in ``language``: from the cache, else built in one sandbox run. ``extra``: more
+    files in the compile run's dir; with ``program_path`` the program is written there (not as the language's
+    source file) and compiled with the ``extra`` sources of its language's extension (IOI graders)."""
     if not language.compiled:
         return Built(source.encode("utf-8"), cached=True)
-    key = build_key(language, source, extra)
+    key = build_key(language, source, extra, program_path)
     found = cache.get(key)
     if found is not None:
         cache.count("hits")
@@ -146,7 +152,7 @@ def build(
             cache.count("hits")
             return Built(found, cached=True)
         cache.count("misses")
-        outcome = _compile(sandbox, language, source, extra, limits)
+        outcome = _compile(sandbox, language, source, extra, limits, program_path)
         cache.count("compiles")
         if isinstance(outcome, Built):
             cache.put(key, outcome.artifact)
@@ -170,16 +176,29 @@ def compile_limits(language: Language) -> Limits:
 
 
 def _compile(
-    sandbox: Sandbox, language: Language, source: str, extra: Mapping[str, str] | None, limits: Limits | None
+    sandbox: Sandbox,
+    language: Language,
+    source: str,
+    extra: Mapping[str, str] | None,
+    limits: Limits | None,
+    program_path: str | None = None,
 ) -> Built | BuildFailure:
+    sources: tuple[str, ...] = ()
+    if program_path:
+        suffix = os.path.splitext(language.source_file)[1]
+        sources = (program_path, *sorted(n for n in (extra or {}) if n.endswith(suffix) and n != program_path))
     job = {
-        "argv": language.compile_argv(),
+        "argv": language.compile_argv(sources),
         "env": dict(language.env),
         "artifact": language.artifact,
         "packing": language.packing,
         "source": language.source_file,
     }
-    files: dict[str, bytes | str] = {**(extra or {}), language.source_file: source, "native_build.py": _driver()}
+    files: dict[str, bytes | str] = {
+        **(extra or {}),
+        program_path or language.source_file: source,
+        "native_build.py": _driver(),
+    }
     try:
         result = sandbox.run(
             BUILD_COMMAND, files, stdin=json.dumps(job).encode(), limits=limits or compile_limits(language)

@@ -48,7 +48,15 @@ def judge_program(
 ) -> Verdict:
     """Build ``program`` in ``language`` and judge it on ``problem`` (see the module docstring)."""
     base = {"language": language.name, "backend": backend, "layout": problem.layout}
-    built = build(sandbox, language, program, cache)
+    graders = bool(problem.program_path) and language.family in ("c", "cpp")
+    built = build(
+        sandbox,
+        language,
+        program,
+        cache,
+        extra=dict(problem.sources) if graders else None,
+        program_path=problem.program_path if graders else None,
+    )
     if isinstance(built, BuildFailure):
         if built.infrastructure:
             return Verdict.fail(SANDBOX_ERROR, program, error=f"not the model's fault: {built.message}", **base)

@@ -65,6 +65,9 @@ class Problem:
     tolerance: Any = "auto"
     compare: Mapping[str, Any] | None = None
     layout: str = "stdio"
+    # IOI graders: files compiled with the program (``graders/grader.cpp``, headers), the program at program_path
+    sources: Mapping[str, str] = field(default_factory=dict)
+    program_path: str | None = None
 
 
 def _number(value: Any) -> float | None:
@@ -141,6 +144,17 @@ def _checker(row: Mapping[str, Any]) -> Checker | None:
         if name.rsplit("/", 1)[-1] in ("checker.cpp", "checker.cc"):
             return Checker("testlib" if "testlib.h" in text else "cms", text, headers)
     return None
+
+
+def _graders(row: Mapping[str, Any]) -> tuple[dict[str, str], str | None]:
+    """An IOI row's ``graders/`` files, and where the program goes among them (``graders/<id>.cpp``, as open-r1's
+    IOI runner puts it), when the row has a grader to compile with the program."""
+    graders = {name: text for name, text in _grader_files(row).items() if name.startswith("graders/")}
+    if not any(name.endswith((".cpp", ".cc", ".c")) for name in graders):
+        return {}, None
+    problem = str(row.get("id") or row.get("problem_id") or row.get("name") or "solution").strip().lower()
+    safe = "".join(c for c in problem if c.isalnum() or c in "_-") or "solution"
+    return graders, f"graders/{safe}.cpp"
 
 
 def _input_mode(row: Mapping[str, Any]) -> str:
@@ -222,7 +236,16 @@ def problem_from_row(reference: Any, context: Mapping[str, Any] | None = None, t
         return Problem(tuple(tests), layout="codeforces", tolerance=None, **common)
     if isinstance(row.get("test_names"), list) or isinstance(parse_column(row.get("subtasks")), list):
         order, subtasks = _subtasks(row, _ioi_tests(row))
-        return Problem(tuple(order), tuple(subtasks), layout="ioi", tolerance=None, **common)
+        sources, program_path = _graders(row)
+        return Problem(
+            tuple(order),
+            tuple(subtasks),
+            layout="ioi",
+            tolerance=None,
+            sources=sources,
+            program_path=program_path,
+            **common,
+        )
     resolved = resolve_reference(_stdio_view(value), context, tolerance=tolerance)
     spec = resolved.spec
     if spec.get("mode") != "io":
