@@ -169,7 +169,8 @@ def test_importable_reward_errors_are_config_errors(importable, name, params, ma
         ({"combine": "sum", "terms": [{"reward": "tag_format", "weight": -math.inf}]}, "expected a finite number"),
         (
             {"combine": "gate", "when": "tag_format", "then": "tag_format", "threshold": math.nan},
-            "spec.threshold: expected a finite number",
+            "spec.threshold: expected a number (the gate passes where the `when` term is >= this), got float nan "
+            "(not a finite number)",
         ),
         ({"reward": "tag_format", "where": {"task": {"a": 1}}}, "spec.where.task: expected a column value"),
         ({"reward": "tag_format", "where": {"task": []}}, "spec.where.task: expected a value or a non-empty list"),

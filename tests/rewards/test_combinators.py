@@ -217,3 +217,25 @@ def test_where_around_a_nested_combinator_keeps_its_labels():
     assert scored.values == [1.5, 1.0, 4.0, 1.0, 1.0]  # max(0.5, 0.25) + 1, -, max(None, 3) + 1
     assert scored.components["best/a"] == [0.5, None, None, None, None]
     assert scored.components["best/b"] == [0.25, None, 3.0, None, None]
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        (
+            {"threshold": "high"},
+            "threshold: expected a number (the gate passes where the `when` term is >= this), got str",
+        ),
+        ({"otherwise": True}, "otherwise: expected a number"),
+        ({"threshold": math.inf}, "(not a finite number)"),
+    ],
+)
+def test_a_combinator_built_in_python_checks_its_settings_with_the_parameter_checker(settings, message):
+    from rewardkit.plugins.params import ParamValueError
+    from rewardkit.rewards.combinators import Gate, Term
+
+    leaf = rk.get_reward("tag_format")
+    with pytest.raises(ParamValueError) as info:
+        Gate("gate", {"when": [Term("w", leaf)], "then": [Term("t", leaf)]}, **settings)
+    assert message in str(info.value)
+    assert Gate("gate", {"when": [Term("w", leaf)], "then": [Term("t", leaf)]}, threshold=1).settings["threshold"] == 1

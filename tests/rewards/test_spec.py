@@ -106,7 +106,7 @@ def test_bad_verifier_param_fails_at_build_time():
         ),
         (
             {"combine": "gate", "when": "tag_format", "then": "tag_format", "threshold": "yes"},
-            "spec.threshold: expected int or float",
+            "spec.threshold: expected a number (the gate passes where the `when` term is >= this), got str 'yes'",
         ),
         ({"combine": "gate", "when": "tag_format"}, "spec: combine: gate needs field 'then' (one term)"),
         (

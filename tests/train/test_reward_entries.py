@@ -110,3 +110,17 @@ def test_an_open_r1_reward_name_works_in_the_training_config(tmp_path):
     done = "<think>\nadd\n</think>\n<answer>\n\\boxed{2}\n</answer>"
     scores = score_completions(terms, ["1+1="], [done], [{"prompt": "1+1=", "solution": "2"}])
     assert scores.total.tolist() == [pytest.approx(1.1)]
+
+
+def test_a_function_entrys_params_are_its_factorys_arguments_checked_like_a_registered_rewards(tmp_path):
+    base = small_config(tmp_path, tmp_path)
+    good = {"function": "toy_rewards:scaled_length", "params": {"factor": 0.5}}
+    (term,) = resolve_rewards(load_config({**base, "rewards": [good]}).rewards)
+    assert score_completions([term], ["q"], ["four"], [{"prompt": "q"}]).total.tolist() == [2.0]
+    for params, message in (
+        ({"factor": "big"}, r"config.rewards\[0\].params: factor: expected a number \(a parameter of reward factory "),
+        ({"factr": 2}, r"config.rewards\[0\].params: bad parameters for reward factory .*; it accepts: factor"),
+    ):
+        bad = {"function": "toy_rewards:scaled_length", "params": params}
+        with pytest.raises(rk.ConfigError, match=message):
+            resolve_rewards(load_config({**base, "rewards": [bad]}).rewards)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 
@@ -26,3 +27,12 @@ def strict_signature(completions: list[str], answer: list[str]) -> list[float]:
 def constant(prompts: list[Any], completions: list[Any], value: float = 1.0, **kwargs: Any) -> list[float]:
     """The same value for every completion (``params: {value: ...}``), so a total shows which reward ran."""
     return [value] * len(completions)
+
+
+def scaled_length(factor: float) -> Callable[..., list[float]]:
+    """A factory (``function:`` with ``params: {factor: ...}``): the reward ``factor x len(completion)``."""
+
+    def reward(completions: list[str], **kwargs: Any) -> list[float]:
+        return [factor * len(c) for c in completions]
+
+    return reward

@@ -235,8 +235,14 @@ def test_bad_settings_name_the_field() -> None:
         rk.get_verifier("code", partial_credit="no")
     from rewardkit.verifiers.code_tests.verifier import CodeConfig
 
-    with pytest.raises(rk.ConfigError, match="partial_credit must be true or false, got 1"):
+    with pytest.raises(
+        rk.ConfigError, match=r"partial_credit: expected true or false \(a setting of the code verifier\), got int 1"
+    ):
         CodeConfig(partial_credit=1)  # type: ignore[arg-type]
+    with pytest.raises(rk.ConfigError, match="wall_time: expected a number .*got str 'slow'"):
+        CodeConfig(wall_time="slow")  # type: ignore[arg-type]
+    with pytest.raises(rk.ConfigError, match="workers must be an integer >= 1"):
+        CodeConfig(workers=0)
 
 
 def test_settings_are_the_sandbox_limits_with_the_verifiers_own_defaults() -> None:

@@ -1,5 +1,5 @@
 """Check parameters against what a factory declares, before anything is constructed: the one checker
-behind every ``Registry.create`` (verifiers, sandboxes, rewards).
+behind every ``Registry.create`` (verifiers, sandboxes, rewards) and combinators' settings (``check_value``).
 
 ``check_params`` binds the names to the factory's signature, then ``check_values`` checks the values.
 
@@ -122,15 +122,16 @@ def check_values(kind: str, name: str, factory: Callable[..., Any], params: Mapp
     """Raise :class:`ParamValueError` for the first value that does not fit its declared type or range."""
     hints = declared_types(factory)
     for key, value in params.items():
-        annotation = hints.get(key, _EMPTY)
-        if annotation is _EMPTY:
-            continue
-        problem = mismatch(value, annotation)
-        if problem is not None:
-            raise ParamValueError(
-                key, f"expected {describe(annotation)} (a parameter of {kind} {name!r}), got {_show(value)}{problem}"
-            )
+        check_value(key, value, hints.get(key, _EMPTY), f"a parameter of {kind} {name!r}")
     _check_schema(kind, name, getattr(factory, "params_schema", None), params)
+
+
+def check_value(param: str, value: Any, annotation: Any, about: str) -> None:
+    """Raise :class:`ParamValueError` when ``value`` does not fit ``annotation``; ``about`` says what ``param``
+    is, in the message (``expected a number (<about>), got str 'x'``)."""
+    problem = mismatch(value, annotation)
+    if problem is not None:
+        raise ParamValueError(param, f"expected {describe(annotation)} ({about}), got {_show(value)}{problem}")
 
 
 def _check_schema(kind: str, name: str, schema: Any, params: Mapping[str, Any]) -> None:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from rewardkit._errors import ConfigError
+from rewardkit.plugins.params import check_value
 from rewardkit.rewards.base import Reward, Scored, guarded_score
 from rewardkit.rewards.inputs import Batch
 from rewardkit.verifiers.verdict import is_infrastructure_failure
@@ -27,20 +28,20 @@ class Term:
 
 @dataclass(frozen=True)
 class Option:
-    """A combinator's scalar setting in a spec: accepted types, default, and what it means."""
+    """A combinator's scalar setting in a spec: its type (an annotation, checked by ``plugins/params.py``),
+    default, and what it means."""
 
-    types: tuple[type, ...]
+    annotation: Any
     default: Any
     help: str
 
 
-NUMBER = (int, float)
 DROP_ROW, KEEP_SHAPING = "drop_row", "keep_shaping"
 INFRASTRUCTURE_CHOICES = (DROP_ROW, KEEP_SHAPING)
 #: Settings every combinator takes, whatever its own options.
 SHARED_OPTIONS: dict[str, Option] = {
     "on_infrastructure_failure": Option(
-        (str,),
+        str,
         DROP_ROW,
         "drop_row: a row where a verifier term under this combinator failed for the system's reasons "
         "(sandbox_error, error, invalid_reference, judge_error) gets None; keep_shaping: the other terms still "
@@ -88,6 +89,8 @@ class Combinator(Reward):
                 f"combinator {name!r} got unknown settings {sorted(unknown)}; it accepts: "
                 f"{', '.join(sorted(self.options)) or '(none)'}"
             )
+        for key, value in settings.items():
+            check_value(key, value, self.options[key].annotation, self.options[key].help)
         self.settings = {k: settings.get(k, opt.default) for k, opt in self.options.items()}
         if self.settings["on_infrastructure_failure"] not in INFRASTRUCTURE_CHOICES:
             raise ConfigError(
@@ -209,8 +212,8 @@ class Gate(Combinator):
 
     term_fields: ClassVar[dict[str, str]] = {"when": "one", "then": "one"}
     options: ClassVar[dict[str, Option]] = {
-        "threshold": Option(NUMBER, 1.0, "the gate passes where the `when` term is >= this"),
-        "otherwise": Option(NUMBER, 0.0, "the value where the gate fails"),
+        "threshold": Option(float, 1.0, "the gate passes where the `when` term is >= this"),
+        "otherwise": Option(float, 0.0, "the value where the gate fails"),
     }
 
     def combine(self, row: dict[str, Row]) -> float | None:
@@ -227,8 +230,8 @@ class Clip(Combinator):
 
     term_fields: ClassVar[dict[str, str]] = {"term": "one"}
     options: ClassVar[dict[str, Option]] = {
-        "low": Option(NUMBER + (type(None),), None, "lower bound (none when omitted)"),
-        "high": Option(NUMBER + (type(None),), None, "upper bound (none when omitted)"),
+        "low": Option(float | None, None, "lower bound (none when omitted)"),
+        "high": Option(float | None, None, "upper bound (none when omitted)"),
     }
 
     def __init__(self, name: str, terms: Mapping[str, Any], **settings: Any) -> None:
@@ -256,8 +259,8 @@ class Scale(Combinator):
 
     term_fields: ClassVar[dict[str, str]] = {"term": "one"}
     options: ClassVar[dict[str, Option]] = {
-        "factor": Option(NUMBER, 1.0, "multiplier"),
-        "offset": Option(NUMBER, 0.0, "added after scaling"),
+        "factor": Option(float, 1.0, "multiplier"),
+        "offset": Option(float, 0.0, "added after scaling"),
     }
 
     def combine(self, row: dict[str, Row]) -> float | None:

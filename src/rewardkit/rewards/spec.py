@@ -10,7 +10,7 @@ from typing import Any
 
 from rewardkit._config_file import load_mapping
 from rewardkit._errors import ConfigError
-from rewardkit.plugins.params import FACTORY_MARK
+from rewardkit.plugins.params import FACTORY_MARK, ParamValueError
 from rewardkit.plugins.registry import Registries
 from rewardkit.rewards.base import Reward, as_reward
 from rewardkit.rewards.combinators import Combinator, Term, Where
@@ -123,20 +123,13 @@ class SpecBuilder:
                 reward, label, weight = self.node(item, item_path)
                 label = unique_label(label, used)
                 terms[field].append(Term(label, reward, weight))
-        settings = {}
-        for option, spec in cls.options.items():
-            if option in node:
-                value = node[option]
-                if isinstance(value, bool) or not isinstance(value, spec.types):
-                    expected = " or ".join("null" if t is type(None) else t.__name__ for t in spec.types)
-                    raise ConfigError(f"{path}.{option}: expected {expected} ({spec.help}), got {value!r}")
-                if isinstance(value, float) and not math.isfinite(value):
-                    raise ConfigError(f"{path}.{option}: expected a finite number ({spec.help}), got {value!r}")
-                settings[option] = value
+        settings = {option: node[option] for option in cls.options if option in node}
         label_list = [t.label for field in cls.term_fields for t in terms[field]]
         name = f"{kind}_{'_'.join(label_list)}"
         try:
-            return cls(name, terms, **settings)
+            return cls(name, terms, **settings)  # checks the settings (plugins/params.py)
+        except ParamValueError as exc:
+            raise ParamValueError(f"{path}.{exc.param}", exc.detail) from None
         except ConfigError as exc:
             raise ConfigError(f"{path}: {exc}") from None
 

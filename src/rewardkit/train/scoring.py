@@ -44,6 +44,7 @@ def resolve_rewards(entries: list[Any]) -> list[WeightedReward]:
     An entry without ``label`` is labelled with its reward's own name (a spec's ``name``, a verifier_accuracy
     term's verifier); two such labels that collide become ``x`` and ``x_2``, in config order.
     """
+    from rewardkit.plugins.params import check_params
     from rewardkit.rewards.base import FunctionReward, Reward
     from rewardkit.rewards.spec import unique_label
     from rewardkit.scoring.loading import is_spec_path, resolve_reward
@@ -74,7 +75,11 @@ def resolve_rewards(entries: list[Any]) -> list[WeightedReward]:
                 fn = getattr(importlib.import_module(module_name), attr)
             except (ImportError, AttributeError) as exc:
                 raise ConfigError(f"rewards[{i}].function: cannot import {entry.function!r}: {exc}") from None
-            if entry.params:
+            if entry.params:  # a factory: params are its arguments, checked as every registered one's are
+                try:
+                    check_params("reward factory", entry.function, fn, entry.params)
+                except ConfigError as exc:
+                    raise ConfigError(f"config.rewards[{i}].params: {exc}") from None
                 fn = fn(**entry.params)
             default_label = attr
         label = entry.label or unique_label(default_label, used)

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import os
 import threading
+import typing
 from dataclasses import dataclass, fields
 from typing import Any
 
 from rewardkit._errors import ConfigError, SandboxError
+from rewardkit.plugins.params import check_value
 from rewardkit.sandbox.base import Limits, Sandbox
 from rewardkit.verifiers.base import Verifier, assistant_text
 from rewardkit.verifiers.code_tests.extract import extract_program
@@ -58,14 +60,13 @@ class CodeConfig(Limits):
     compile_cache_dir: str | None = None
 
     def __post_init__(self) -> None:
-        for name in ("wall_time",):
+        hints = typing.get_type_hints(CodeConfig)
+        for f in fields(self):  # the types, by the one parameter checker; the ranges below
+            check_value(f.name, getattr(self, f.name), hints[f.name], "a setting of the code verifier")
+        for name in ("wall_time", "cpu_time", "call_timeout"):
             value = getattr(self, name)
-            if not isinstance(value, (int, float)) or not value > 0:
+            if value is not None and not value > 0:
                 raise ConfigError(f"code verifier: {name} must be a positive number of seconds, got {value!r}")
-        for name in ("cpu_time", "call_timeout"):
-            value = getattr(self, name)
-            if value is not None and (not isinstance(value, (int, float)) or not value > 0):
-                raise ConfigError(f"code verifier: {name} must be a positive number of seconds or None, got {value!r}")
         for name in (
             "memory_bytes",
             "max_processes",
@@ -74,31 +75,23 @@ class CodeConfig(Limits):
             "max_open_files",
             "max_scratch_bytes",
         ):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ConfigError(f"code verifier: {name} must be a positive integer, got {value!r}")
+            if getattr(self, name) < 1:
+                raise ConfigError(f"code verifier: {name} must be a positive integer, got {getattr(self, name)!r}")
         if self.max_processes < 4:
             raise ConfigError(
                 f"code verifier: max_processes must be >= 4 (the harness needs 2), got {self.max_processes}"
             )
         if not valid_tolerance(self.tolerance):
             raise ConfigError(f"code verifier: tolerance must be 'auto', a number >= 0 or None, got {self.tolerance!r}")
-        for name in ("partial_credit", "public_tests_only"):
-            if not isinstance(getattr(self, name), bool):
-                raise ConfigError(f"code verifier: {name} must be true or false, got {getattr(self, name)!r}")
-        if self.workers is not None and (not isinstance(self.workers, int) or self.workers < 1):
+        if self.workers is not None and self.workers < 1:
             raise ConfigError(f"code verifier: workers must be an integer >= 1 or None, got {self.workers!r}")
         for name in ("time_limit", "time_scale", "checker_time", "judge_budget"):
             value = getattr(self, name)
-            if (value is not None or name != "time_limit") and (
-                not isinstance(value, (int, float)) or isinstance(value, bool) or not value > 0
-            ):
+            if value is not None and not value > 0:
                 raise ConfigError(f"code verifier: {name} must be a positive number, got {value!r}")
         for name in ("memory_limit", "compile_cache_bytes"):
             value = getattr(self, name)
-            if (value is not None or name != "memory_limit") and (
-                not isinstance(value, int) or isinstance(value, bool) or value < 1
-            ):
+            if value is not None and value < 1:
                 raise ConfigError(f"code verifier: {name} must be a positive integer (bytes), got {value!r}")
         if self.language is not None:
             from rewardkit.sandbox.lookup import get_language
