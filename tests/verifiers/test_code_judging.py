@@ -267,3 +267,45 @@ def test_an_ioi_row_with_a_grader_compiles_the_function_the_program_writes_with_
     assert [s["earned"] for s in small.details["subtasks"]] == [30, 0]
     with_main = verifier.verify(cpp(TRIANGLE + "int main() { return 0; }\n"), row)  # the grader owns main
     assert with_main.status == "compile_error" and "main" in with_main.details["compiler"]
+
+
+@pytest.mark.parametrize(
+    ("name", "language"),
+    [
+        ("GNU C++17", "cpp17"),
+        ("GNU C++20 (64)", "cpp20"),
+        ("c++14", "cpp17"),
+        ("GNU C11", "c"),
+        ("PyPy 3", "python"),
+        ("Python 3", "python"),
+        ("Java 11", "java"),
+        ("Rust 2021", "rust"),
+        ("Node.js", "javascript"),
+        ("golang", "go"),
+    ],
+)
+def test_judges_language_names_select_the_builtin_they_stand_for(name, language):
+    assert rk.get_language(name).name == language
+
+
+def test_a_language_no_builtin_stands_for_is_refused_with_what_exists():
+    for name in ("Kotlin 1.7", "C#", "cobol"):
+        with pytest.raises(rk.ConfigError, match="registered languages: c, cpp17, cpp20"):
+            rk.get_language(name)
+
+
+@pytest.mark.parametrize(
+    ("row", "limits"),
+    [
+        ({"time_limit": 1.5, "memory_limit": 256}, (1.5, 256 << 20)),  # open-r1: seconds, MB
+        ({"time_limit": 2000, "memory_limit": 268435456}, (2.0, 256 << 20)),  # milliseconds, bytes
+        ({"time_limit": "2 seconds", "memory_limit": "256 megabytes"}, (2.0, 256 << 20)),  # TACO
+        ({"time_limit": {"seconds": 2, "nanos": 500000000}, "memory_limit_bytes": 1 << 28}, (2.5, 1 << 28)),  # CC
+        ({"time_limit": "soon", "memory_limit": None}, (None, None)),
+    ],
+)
+def test_row_limits_are_read_in_each_datasets_units(row, limits):
+    from rewardkit.verifiers.code_tests.native.problem import problem_from_row
+
+    problem = problem_from_row({"inputs": ["1\n"], "outputs": ["1\n"]}, row)
+    assert (problem.time_limit, problem.memory_limit) == limits

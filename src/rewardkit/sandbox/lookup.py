@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rewardkit._errors import ConfigError
@@ -39,6 +40,30 @@ def find_language(name: Any) -> Language | None:
         candidate: Language = registry.get(registered)
         if key in (n.lower() for n in candidate.names()):
             return candidate
+    judge_name = judge_language_name(key)
+    return find_language(judge_name) if judge_name and judge_name != key else None
+
+
+# How judges and datasets name the built-in languages ("GNU C++17", "PyPy 3", "Java 11", "Rust 2021", "Node.js"):
+# the built-in each stands for, tried when no registered name, alias or tag matches.
+_JUDGE_NAMES = (
+    (re.compile(r"(gnu |ms |clang\+\+ ?)?(c\+\+|cpp|g\+\+) ?(20|2a|23|2b)\b.*"), "cpp20"),
+    (re.compile(r"(gnu |ms |clang\+\+ ?)?(c\+\+|cpp|g\+\+) ?\d*\b.*"), "cpp17"),
+    (re.compile(r"(gnu )?c ?(\d+)?( .*)?"), "c"),
+    (re.compile(r"(pypy|python|cpython) ?\d*(\.\d+)*( .*)?"), "python"),
+    (re.compile(r"(java|openjdk) ?\d*( .*)?"), "java"),
+    (re.compile(r"(node(\.?js)?|javascript|js)( .*)?"), "javascript"),
+    (re.compile(r"(go|golang) ?\d*(\.\d+)*( .*)?"), "go"),
+    (re.compile(r"rust ?\d*( .*)?"), "rust"),
+)
+
+
+def judge_language_name(name: str) -> str | None:
+    """The built-in language a judge's or dataset's language name stands for, or None."""
+    key = " ".join(name.strip().lower().split())
+    for pattern, builtin in _JUDGE_NAMES:
+        if pattern.fullmatch(key):
+            return builtin
     return None
 
 

@@ -33,6 +33,7 @@ CONTEXT_COLUMNS = (
     "testlib",
     "time_limit",
     "memory_limit",
+    "memory_limit_bytes",
     "input_mode",
     "subtasks",
     "subtask",

@@ -16,6 +16,7 @@ Layouts read natively (``problem_from_row``), besides every stdin/stdout layout 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -84,13 +85,38 @@ def _number(value: Any) -> float | None:
     return None
 
 
+_UNIT = re.compile(r"\s*([0-9]*\.?[0-9]+)\s*([a-z]*)\s*", re.IGNORECASE)
+_SECONDS = {"": 1.0, "s": 1.0, "sec": 1.0, "secs": 1.0, "second": 1.0, "seconds": 1.0, "ms": 1e-3}
+_SECONDS.update({"millisecond": 1e-3, "milliseconds": 1e-3})
+_BYTES = {"": MIB, "m": MIB, "mb": MIB, "mib": MIB, "megabyte": MIB, "megabytes": MIB, "k": 1024, "kb": 1024}
+_BYTES.update({"kib": 1024, "kilobytes": 1024, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30, "b": 1, "bytes": 1})
+
+
+def _with_unit(value: Any, units: Mapping[str, float]) -> float | None:
+    """A limit as a number, or text with a unit ("2 seconds", "256 megabytes", TACO's and judges' form)."""
+    if isinstance(value, str):
+        found = _UNIT.fullmatch(value)
+        if found is None or found.group(2).lower() not in units:
+            return None
+        number = float(found.group(1)) * units[found.group(2).lower()]
+        return number if number > 0 else None
+    return _number(value)
+
+
 def _limits(row: Mapping[str, Any]) -> tuple[float | None, int | None]:
-    time_limit = _number(row.get("time_limit"))
-    if time_limit is not None and time_limit > 100:  # given in milliseconds
+    given = row.get("time_limit")
+    if isinstance(given, Mapping):  # CodeContests: {"seconds": 2, "nanos": 500000000}
+        seconds = (_number(given.get("seconds")) or 0.0) + (_number(given.get("nanos")) or 0.0) / 1e9
+        given = seconds or None
+    time_limit = _with_unit(given, _SECONDS)
+    if time_limit is not None and not isinstance(given, str) and time_limit > 100:  # milliseconds
         time_limit /= 1000.0
-    memory = _number(row.get("memory_limit"))
-    memory_bytes = None if memory is None else int(memory if memory > 1 << 16 else memory * MIB)
-    return time_limit, memory_bytes
+    if _number(row.get("memory_limit_bytes")) is not None:  # CodeContests
+        return time_limit, int(_number(row["memory_limit_bytes"]) or 0)
+    memory = _with_unit(row.get("memory_limit"), _BYTES)
+    if memory is not None and not isinstance(row.get("memory_limit"), str):
+        memory = memory if memory > 1 << 16 else memory * MIB
+    return time_limit, None if memory is None else int(memory)
 
 
 def _cases(value: Any, what: str) -> list[Test]:
