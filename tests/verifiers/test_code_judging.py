@@ -309,3 +309,15 @@ def test_row_limits_are_read_in_each_datasets_units(row, limits):
 
     problem = problem_from_row({"inputs": ["1\n"], "outputs": ["1\n"]}, row)
     assert (problem.time_limit, problem.memory_limit) == limits
+
+
+def test_a_batch_reports_how_many_of_its_programs_were_built_and_how_many_were_cache_hits(verifier):
+    program = cpp(SUM_FAST + "// batch metrics\n")
+    rows = [{"inputs": ["3\n"], "outputs": ["6\n"]}] * 3
+    verdicts = verifier.verify_batch([program] * 3, rows)
+    assert verifier.batch_metrics(verdicts) == {"compile_cache/hits": 2.0, "compile_cache/misses": 1.0}
+    assert verifier.batch_metrics(verifier.verify_batch([program], rows[:1])) == {
+        "compile_cache/hits": 1.0,
+        "compile_cache/misses": 0.0,
+    }
+    assert verifier.batch_metrics([verifier.verify("```python\nprint(6)\n```", rows[0])]) == {}

@@ -223,9 +223,16 @@ class CodeVerifier(Verifier):
         )
 
     def batch_metrics(self, verdicts: Any) -> dict[str, float]:
-        """The compile cache's counters so far (hits, misses, compiles, compile errors), where anything compiled."""
-        counts = dict(self.builds.counts)
-        return {f"compile_cache/{k}": float(v) for k, v in counts.items()} if any(counts.values()) else {}
+        """Of these verdicts' programs in a compiled language: how many were built (``compile_cache/misses``)
+        and how many came from the compile cache (``compile_cache/hits``); none when no program was compiled.
+        ``self.builds.counts`` holds the running totals (compile errors included)."""
+        cached = [
+            v.details.get("compile_cached") for v in verdicts if isinstance(v.details.get("compile_cached"), bool)
+        ]
+        if not cached:
+            return {}
+        hits = float(sum(cached))
+        return {"compile_cache/hits": hits, "compile_cache/misses": len(cached) - hits}
 
     def close(self) -> None:
         with self._lock:
