@@ -13,6 +13,7 @@ import click
 
 from rewardkit._errors import ConfigError, RewardkitError
 from rewardkit.cli.summary_table import print_summary
+from rewardkit.rewards.base import Reward
 from rewardkit.scoring.loading import resolve_reward
 from rewardkit.scoring.readers import missing_completion
 
@@ -115,23 +116,10 @@ def score(
     """
     from rich.console import Console
 
-    from rewardkit import profiling
-    from rewardkit.scoring.batch_scoring import SummaryBuilder
-    from rewardkit.scoring.readers import count_samples, iter_samples
-    from rewardkit.scoring.writers import open_writer, output_format
-
     if ray_local or ray_address:  # streamed through Ray Data: rewardkit/scoring/ray_data_scoring.py
         from rewardkit.cli.score_ray import score_command
 
-        unsupported = {
-            "--resume": "the Ray path writes its output anew; resume without --ray",
-            "--profile": "it profiles the in-process path; profile without --ray",
-        }
-        given = [flag for flag, on in (("--resume", resume), ("--profile", profile)) if on]
-        if given:
-            raise click.ClickException(
-                "; ".join(f"{flag} is not supported with --ray: {unsupported[flag]}" for flag in given)
-            )
+        _refuse_with_ray(resume, profile)
         return score_command(
             reward_arg,
             input_path,
@@ -150,6 +138,69 @@ def score(
             skip_invalid=skip_invalid,
         )
     console = Console(stderr=True)
+    samples, reward = _open(reward_arg, input_path, output_path, split, params, reference_key, resume)
+    skipped: list[str] = []
+
+    def skip(where: str, why: str) -> None:
+        skipped.append(where)
+        console.print(f"[yellow]skipped {where}: {why}", soft_wrap=True)
+
+    rows = itertools.islice(valid_rows(samples, completion_key, skip if skip_invalid else None), limit)
+    total = _total(input_path, split, limit)
+    started = time.perf_counter()
+    builder, resumed = _score_to_output(
+        console,
+        reward,
+        rows,
+        total,
+        output_path,
+        resume=resume,
+        workers=workers,
+        batch_size=batch_size,
+        completion_key=completion_key,
+        prompt_key=prompt_key,
+        no_progress=no_progress,
+        profile=profile,
+    )
+    summary = builder.result(time.perf_counter() - started, resumed=resumed, skipped=len(skipped))
+    if summary.samples == 0:
+        console.print(
+            f"[yellow]warning[/yellow]: {input_path} has no samples to score"
+            + (f" ({len(skipped)} invalid lines skipped)" if skipped else ""),
+            soft_wrap=True,
+        )
+    if summary_json:
+        path = Path(summary_json)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"reward": reward.name, **summary.to_dict()}, indent=2))
+    print_summary(Console(), reward.name, summary, output_path)
+
+
+def _refuse_with_ray(resume: bool, profile: bool) -> None:
+    unsupported = {
+        "--resume": "the Ray path writes its output anew; resume without --ray",
+        "--profile": "it profiles the in-process path; profile without --ray",
+    }
+    given = [flag for flag, on in (("--resume", resume), ("--profile", profile)) if on]
+    if given:
+        raise click.ClickException(
+            "; ".join(f"{flag} is not supported with --ray: {unsupported[flag]}" for flag in given)
+        )
+
+
+def _open(
+    reward_arg: str,
+    input_path: str,
+    output_path: str | None,
+    split: str | None,
+    params: tuple[str, ...],
+    reference_key: str | None,
+    resume: bool,
+) -> tuple[Iterator[Any], Reward]:
+    """The input's samples and the reward, every flag checked first (a bad one is a click error)."""
+    from rewardkit.scoring.readers import iter_samples
+    from rewardkit.scoring.writers import output_format
+
     try:
         if output_path is not None:
             output_format(output_path)
@@ -159,23 +210,44 @@ def score(
         reward = resolve_reward(reward_arg, dict(split_param(p) for p in params), reference_key)
     except RewardkitError as exc:
         raise click.ClickException(str(exc)) from exc
+    return samples, reward
 
-    skipped: list[str] = []
 
-    def skip(where: str, why: str) -> None:
-        skipped.append(where)
-        console.print(f"[yellow]skipped {where}: {why}", soft_wrap=True)
+def _total(input_path: str, split: str | None, limit: int | None) -> int | None:
+    """The rows the progress bar counts to (None where the input's size is unknown)."""
+    from rewardkit.scoring.readers import count_samples
 
-    rows = valid_rows(samples, completion_key, skip if skip_invalid else None)
-    rows = itertools.islice(rows, limit)
-    builder = SummaryBuilder()
     total = count_samples(input_path, split)
     if limit is not None:
         total = limit if total is None else min(total, limit)
+    return total
+
+
+def _score_to_output(
+    console: Any,
+    reward: Reward,
+    rows: Iterator[Any],
+    total: int | None,
+    output_path: str | None,
+    *,
+    resume: bool,
+    workers: int,
+    batch_size: int,
+    completion_key: str,
+    prompt_key: str,
+    no_progress: bool,
+    profile: bool,
+) -> tuple[Any, int]:
+    """Score ``rows`` chunk by chunk, writing each to ``output_path`` as it finishes: the summary builder and
+    the rows kept from the output resumed. The reward is closed at the end; Ctrl-C says where the rows are."""
+    from rewardkit import profiling
+    from rewardkit.scoring.batch_scoring import SummaryBuilder
+    from rewardkit.scoring.writers import open_writer
+
+    builder = SummaryBuilder()
     progress = _progress(console, no_progress)
     writer = None
     resumed = 0
-    started = time.perf_counter()
     collected = profiling.start() if profile else None
     try:
         with progress, reward:
@@ -204,18 +276,7 @@ def score(
             writer.close()
         if collected is not None:
             click.echo(profiling.stop(collected).render(), err=True)
-    summary = builder.result(time.perf_counter() - started, resumed=resumed, skipped=len(skipped))
-    if summary.samples == 0:
-        console.print(
-            f"[yellow]warning[/yellow]: {input_path} has no samples to score"
-            + (f" ({len(skipped)} invalid lines skipped)" if skipped else ""),
-            soft_wrap=True,
-        )
-    if summary_json:
-        path = Path(summary_json)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"reward": reward.name, **summary.to_dict()}, indent=2))
-    print_summary(Console(), reward.name, summary, output_path)
+    return builder, resumed
 
 
 def split_param(raw: str) -> tuple[str, Any]:

@@ -121,6 +121,7 @@ class MiniGRPOTrainer:
 
     # -- one training step ---------------------------------------------------------------------------
     def train_step(self) -> dict[str, Any]:
+        """One GRPO step: roll out a group per prompt, score it, update the policy, log the step's metrics."""
         cfg, g = self.config, self.config.grpo
         started = time.perf_counter()
         rows = batch_rows(self.train_rows, cfg.seed, self.step, g.prompts_per_step)
@@ -135,6 +136,20 @@ class MiniGRPOTrainer:
         )
         scores = self.score(rollouts)
         advantages = group_advantages(scores.total, g.group_size, g.scale_rewards)
+        sums, grad_norm, module_norms = self._update_policy(rollouts, advantages)
+        self.step += 1
+        metrics = self._step_metrics(rollouts, scores, sums, grad_norm)
+        self._after_policy_update(rollouts, scores, metrics)
+        metrics["time/step_s"] = time.perf_counter() - started
+        self._record(metrics, module_norms, rollouts)
+        return metrics
+
+    def _update_policy(
+        self, rollouts: Rollouts, advantages: torch.Tensor
+    ) -> tuple[dict[str, float], float, dict[str, dict[str, float]]]:
+        """``num_iterations`` optimizer steps on the rollouts, in ``grad_accum_steps`` micro-batches: the
+        loss statistics (means over every pass), the last gradient norm and the per-module update norms."""
+        g = self.config.grpo
         old_logp = ref_logp = None
         if g.num_iterations > 1:
             old_logp = self._logprobs_no_grad(self.model, rollouts)
@@ -202,14 +217,19 @@ class MiniGRPOTrainer:
             self.optimizer.step()
         if self.tracker is not None:
             module_norms = self.tracker.after_step()
-        self.step += 1
+        return sums, grad_norm, module_norms
+
+    def _step_metrics(
+        self, rollouts: Rollouts, scores: RewardTensors, sums: dict[str, float], grad_norm: float
+    ) -> dict[str, Any]:
+        """The step's logged metrics: rewards and their components, the loss statistics, completion lengths."""
         lengths = rollouts.lengths().float()
         last = rollouts.completion_ids.gather(1, (rollouts.lengths() - 1).clamp(min=0).unsqueeze(1)).squeeze(1)
         eos = eos_ids(self.tokenizer, self.model)
         eos_hit = torch.isin(last, torch.tensor(eos if isinstance(eos, list) else [eos], device=last.device))
         metrics: dict[str, Any] = {
             "step": self.step,
-            **reward_statistics(scores.total, scores.components, g.group_size),
+            **reward_statistics(scores.total, scores.components, self.config.grpo.group_size),
         }
         metrics.update({f"reward_metrics/{k}": v for k, v in scores.metrics.items()})
         metrics.update(sums)
@@ -222,9 +242,6 @@ class MiniGRPOTrainer:
                 "terminated_frac": eos_hit.float().mean().item(),
             }
         )
-        self._after_policy_update(rollouts, scores, metrics)
-        metrics["time/step_s"] = time.perf_counter() - started
-        self._record(metrics, module_norms, rollouts)
         return metrics
 
     def score(self, rollouts: Rollouts, **extra: Any) -> RewardTensors:
