@@ -321,3 +321,26 @@ def test_a_batch_reports_how_many_of_its_programs_were_built_and_how_many_were_c
         "compile_cache/misses": 0.0,
     }
     assert verifier.batch_metrics([verifier.verify("```python\nprint(6)\n```", rows[0])]) == {}
+
+
+JAVA_SOLUTION = """import java.util.*;
+public class Solution {
+    static long twice(long n) { return 2 * n; }
+    public static void main(String[] args) { System.out.println(twice(new Scanner(System.in).nextLong())); }
+}
+"""
+JAVA_PACKAGE_PRIVATE = """import java.util.*;
+class Helper { static long twice(long n) { return 2 * n; } }
+class Program {
+    public static void main(String[] args) { System.out.println(Helper.twice(new Scanner(System.in).nextLong())); }
+}
+"""
+
+
+@pytest.mark.parametrize("source", [JAVA_SOLUTION, JAVA_PACKAGE_PRIVATE], ids=["public_class", "class_with_main"])
+def test_a_java_program_runs_whatever_its_class_is_called(source):
+    require(shutil.which("javac", path=SANDBOX_PATH) is not None, f"no javac on the sandbox's PATH ({SANDBOX_PATH})")
+    assert rk.get_language("java").for_program(source).source_file in ("Solution.java", "Program.java")
+    with rk.get_verifier("code", sandbox="local") as v:
+        verdict = v.verify(f"```java\n{source}```", {"inputs": ["21\n"], "outputs": ["42\n"]})
+    assert (verdict.score, verdict.details["language"]) == (1.0, "java"), verdict.details

@@ -121,7 +121,7 @@ def code_compiled_bench(sizes: Sizes, languages: Sequence[str] | None = None) ->
     for name, (right, wrong) in PROGRAMS.items():
         if languages is not None and name not in languages:
             continue
-        language = get_language(name)
+        language = get_language(name).for_program(right)
         title = f"code compiled: {name} judged vs plain compile-and-run"
         tool = (language.compile or language.run)[0]
         if shutil.which(tool, path=SANDBOX_PATH) is None:

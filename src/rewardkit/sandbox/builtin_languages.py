@@ -54,7 +54,7 @@ def builtin_languages() -> list[Language]:
         Language(
             name="java",
             family="java",
-            source_file="Main.java",
+            source_file="{entry}.java",
             compile=(
                 "javac",
                 *(f"-J{flag}" for flag in JVM_FLAGS),
@@ -67,7 +67,7 @@ def builtin_languages() -> list[Language]:
             ),
             artifact="classes",
             packing="zip",
-            run=("java", *JVM_FLAGS, "-Xss64m", "-Xmx{memory_mb}m", "-cp", "{artifact}", "Main"),
+            run=("java", *JVM_FLAGS, "-Xss64m", "-Xmx{memory_mb}m", "-cp", "{artifact}", "{entry}"),
             tags=("java",),
             aliases=("java17", "openjdk"),
             compile_limits=CompileLimits(wall_time=60.0, memory_bytes=2048 * MIB, max_processes=64),
@@ -76,6 +76,9 @@ def builtin_languages() -> list[Language]:
             run_processes=48,
             memory_markers=("java.lang.OutOfMemoryError",),
             version_argv=("javac", "-version"),
+            # the public class names the file, as javac requires; else the class that declares main
+            entry_pattern=r"public\s+(?:final\s+|abstract\s+)*class\s+([A-Za-z_$][\w$]*)"
+            r"|class\s+([A-Za-z_$][\w$]*)[^{]*\{(?:(?!\bclass\b)[\s\S])*?static\s+void\s+main\b",
         ),
         Language(
             name="go",

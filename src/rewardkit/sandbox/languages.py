@@ -12,8 +12,9 @@ name), ``{memory_mb}`` (the run's memory limit in MiB, for runtimes that size th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rewardkit._errors import ConfigError
 
@@ -65,6 +66,10 @@ class Language:
     run_processes: int = 4
     memory_markers: tuple[str, ...] = ()
     version_argv: tuple[str, ...] = ()  # prints the toolchain's version: what tests and `rewardkit plugins` probe
+    # Where the program names its entry point (Java's public class): ``{entry}`` in source_file and run stands
+    # for the first group of this pattern's first match in the program, else ``default_entry``.
+    entry_pattern: str | None = None
+    default_entry: str = "Main"
 
     def __post_init__(self) -> None:
         where = f"language {self.name!r}"
@@ -78,6 +83,24 @@ class Language:
             raise ConfigError(f"{where}: a compiled language names its 'artifact'")
         if "/" in self.source_file or not self.source_file:
             raise ConfigError(f"{where}: source_file must be a plain file name, got {self.source_file!r}")
+
+    def for_program(self, source: str) -> Language:
+        """This language with ``{entry}`` resolved for ``source`` (itself when it has no entry pattern)."""
+        if self.entry_pattern is None:
+            return self
+        found = re.search(self.entry_pattern, source)
+        entry = next((group for group in found.groups() if group), self.default_entry) if found else self.default_entry
+
+        def fill(part: str) -> str:
+            return part.replace("{entry}", entry)
+
+        return replace(
+            self,
+            source_file=fill(self.source_file),
+            run=tuple(map(fill, self.run)),
+            compile=tuple(map(fill, self.compile)) if self.compile is not None else None,
+            entry_pattern=None,
+        )
 
     @property
     def compiled(self) -> bool:
@@ -108,5 +131,10 @@ class Language:
         return argv
 
     def run_argv(self, memory_bytes: int) -> list[str]:
-        values = {"source": self.source_file, "artifact": self.artifact_name, "memory_mb": max(16, memory_bytes // MIB)}
+        values = {
+            "source": self.source_file,
+            "artifact": self.artifact_name,
+            "memory_mb": max(16, memory_bytes // MIB),
+            "entry": self.default_entry,
+        }
         return [part.format(**values) for part in self.run]

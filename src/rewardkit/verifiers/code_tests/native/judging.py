@@ -47,6 +47,7 @@ def judge_program(
     backend: str = "",
 ) -> Verdict:
     """Build ``program`` in ``language`` and judge it on ``problem`` (see the module docstring)."""
+    language = language.for_program(program)
     base = {"language": language.name, "backend": backend, "layout": problem.layout}
     graders = bool(problem.program_path) and language.family in ("c", "cpp")
     built = build(
