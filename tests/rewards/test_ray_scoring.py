@@ -1,4 +1,5 @@
-"""Scoring on a real local Ray cluster gives the in-process results, in input order; ``rewardkit score --ray``."""
+"""Scoring on a real local Ray cluster gives the in-process results, in input order: rows through a Ray-backed
+reward (``rk.score_rows``), and ``rewardkit score --ray``."""
 
 from __future__ import annotations
 
@@ -13,10 +14,8 @@ import yaml
 from click.testing import CliRunner
 
 import rewardkit as rk
-from rewardkit._errors import ConfigError
 from rewardkit.cli import main
 from rewardkit.scoring.batch_scoring import score_rows
-from rewardkit.scoring.ray_scoring import score_on_ray, split_shards
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CLI_ROWS = [
@@ -50,51 +49,16 @@ def in_process(spec, rows: list[dict]) -> list[dict]:
     return scored
 
 
-def test_split_shards_keeps_order_and_balances():
-    rows = [{"i": i} for i in range(10)]
-    pieces = split_shards(rows, 4)
-    assert [len(p) for p in pieces] == [3, 3, 2, 2]
-    assert [r for p in pieces for r in p] == rows
-    assert len(split_shards(rows[:2], 5)) == 2 and split_shards([], 3) == []
-    with pytest.raises(ConfigError, match="shards must be >= 1"):
-        split_shards(rows, 0)
-
-
-def test_ray_results_equal_in_process_in_input_order(ray, mixed_spec, mixed_rows):
+def test_rows_scored_by_a_ray_reward_equal_in_process_in_input_order(ray, mixed_spec, mixed_rows):
     expected = in_process(mixed_spec, mixed_rows)
     # The rows differ, so equal lists mean every row's result came back in its own place.
     assert len({json.dumps(r, sort_keys=True) for r in expected}) > 10
     assert {r["status"] for r in expected} >= {"ok", "hedged"}
 
-    got = score_on_ray(mixed_spec, mixed_rows, shards=7, batch_size=4)
-    assert got == expected
-
-    reversed_rows = mixed_rows[::-1]
-    assert score_on_ray(mixed_spec, reversed_rows, shards=3) == expected[::-1]
-
-
-def test_ray_reports_each_shard_in_order(ray, mixed_spec, mixed_rows):
-    seen: list[int] = []
-    got = score_on_ray(mixed_spec, mixed_rows[:9], shards=4, actors=2, on_shard=seen.append)
-    assert seen == [3, 2, 2, 2] and len(got) == 9
-
-
-def test_ray_errors_are_config_errors(ray, mixed_spec, tmp_path):
-    with pytest.raises(ConfigError, match="spec.terms"):  # checked in the driver, before any actor starts
-        score_on_ray({"combine": "sum", "terms": [{"reward": "no_such_reward"}]}, [{"completion": "x"}])
-    with pytest.raises(ConfigError, match="no 'completion' field"):  # raised in an actor, re-raised here as itself
-        score_on_ray(
-            mixed_spec,
-            [{"completion": "a", "answer": "1", "task": "math"}, {"text": "b", "answer": "1", "task": "math"}],
-            shards=2,
-        )
-    assert score_on_ray(mixed_spec, []) == []
-
-
-def test_missing_ray_names_the_extra(monkeypatch, mixed_spec):
-    monkeypatch.setitem(sys.modules, "ray", None)  # what `import ray` meets where ray is not installed
-    with pytest.raises(ConfigError, match=r"pip install -e '\.\[ray\]' in a rewardkit checkout"):
-        score_on_ray(mixed_spec, [{"completion": "x"}])
+    with rk.build_reward(mixed_spec, executor="ray", actors=2, chunk_size=3) as remote:
+        assert rk.score_rows(remote, mixed_rows, batch_size=16) == expected
+        assert rk.score_rows(remote, mixed_rows[::-1], batch_size=40) == expected[::-1]
+        assert rk.score_rows(remote, []) == []
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import time
 import warnings
 from collections.abc import Callable, Mapping
@@ -17,11 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from rewardkit._errors import ConfigError, RewardkitError
+from rewardkit._install import extra_hint
 from rewardkit._jsonl import parse_object
 from rewardkit.scoring.batch_scoring import ScoreSummary, SummaryBuilder
-from rewardkit.scoring.ray_scoring import RAY_MISSING, start_ray
 from rewardkit.scoring.readers import count_samples, input_format, missing_completion, open_parquet, open_saved_dataset
 from rewardkit.scoring.writers import json_line, open_writer, output_format
+
+RAY_MISSING = f"scoring on Ray needs ray, which is not installed: {extra_hint('ray')}"
 
 # Reading is light next to scoring: read tasks reserve no CPU, so an actor pool that holds every CPU of the
 # cluster cannot starve them (which would stall the whole pipeline).
@@ -155,6 +158,20 @@ def open_dataset(
     lines = count_samples(path)
     parts_or_none = None if lines is None else block_count(lines, batch_size, actors)
     return ray.data.read_text(str(path.resolve()), override_num_blocks=parts_or_none, **READ_ARGS), True, lines
+
+
+def start_ray(ray: Any, address: str | None, num_cpus: int | None) -> bool:
+    """Join the cluster at ``address``, or start a local one of ``num_cpus`` CPUs (default: all), unless Ray
+    is up already; True when this call started it (the caller shuts it down when done)."""
+    if ray.is_initialized():
+        return False
+    if address is not None:
+        ray.init(address=address, log_to_driver=False)
+    else:  # "local": a new cluster even where RAY_ADDRESS or `ray start` points at another one
+        ray.init(
+            address="local", num_cpus=num_cpus or os.cpu_count() or 1, include_dashboard=False, log_to_driver=False
+        )
+    return True
 
 
 def spec_of(
