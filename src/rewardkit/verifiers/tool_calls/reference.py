@@ -3,7 +3,8 @@
 Reference calls come as a list of ``{"name", "arguments"}`` objects (or one), a JSON string of that,
 OpenAI's ``tool_calls`` form (``{"function": {"name", "arguments"}}``), Hermes ``<tool_call>`` text, or BFCL's
 possible-answer form ``[{"func_name": {"arg": [allowed values...]}}]``, where each argument lists the values
-accepted and ``""`` among them means the argument may be left out.
+accepted and ``""`` among them means the argument may be left out. :mod:`.layouts` reads the datasets' own
+layouts (conversations, call text in any form, tools in a system prompt, xLAM parameter dicts).
 
 Tools come as OpenAI's ``[{"type": "function", "function": {"name", "parameters"}}]``, plain
 ``[{"name", "parameters"}]`` (BFCL), a JSON string of either, or ``{name: parameters}``. BFCL's non-JSON-Schema
@@ -17,7 +18,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rewardkit.verifiers.tool_calls.calls import Call, MalformedCall, read_call, text_calls
+from rewardkit.verifiers.tool_calls.layouts import (
+    conversation_reference,
+    conversation_system,
+    is_conversation,
+    is_parameter_dict,
+    parameter_dict_schema,
+    reference_text_calls,
+    tools_from_text,
+)
+from rewardkit.verifiers.tool_calls.parsing import Call, MalformedCall, load_json, read_call
 
 OMITTED = ""  # BFCL's mark, among an argument's allowed values, that it may be left out
 
@@ -67,27 +77,39 @@ def _plain_call(call: Call) -> ReferenceCall:
 
 def reference_calls(reference: Any) -> list[ReferenceCall]:
     """The reference calls of a row; raises :class:`BadReference` when they cannot be read."""
+    if hasattr(reference, "tolist") and not isinstance(reference, (str, bytes)):
+        reference = reference.tolist()
+    if is_conversation(reference):
+        reference = conversation_reference(reference)
     if isinstance(reference, str):
         text = reference.strip()
-        if "<tool_call>" in text:
+        try:
+            reference = load_json(text, "reference")
+        except MalformedCall:
             try:
-                return [_plain_call(c) for c in text_calls(text)]
+                calls = reference_text_calls(text)
             except MalformedCall as exc:
                 raise BadReference(f"reference: {exc}") from None
-        try:
-            reference = json.loads(text)
-        except ValueError as exc:
-            raise BadReference(f"reference is neither JSON nor <tool_call> text ({exc})") from None
+            if not calls:
+                raise BadReference("reference is neither JSON nor a call form read (<tool_call>, ...)") from None
+            return [_plain_call(c) for c in calls]
+    return _reference_list(reference)
+
+
+def _reference_list(reference: Any) -> list[ReferenceCall]:
     if isinstance(reference, Mapping) and "tool_calls" in reference:
         reference = reference["tool_calls"]
     if isinstance(reference, Mapping):
         reference = [reference]
-    if hasattr(reference, "tolist") and not isinstance(reference, (str, bytes)):
-        reference = reference.tolist()
     if not isinstance(reference, Sequence) or isinstance(reference, (str, bytes)) or not reference:
         raise BadReference(f"reference must be a non-empty list of calls, got {type(reference).__name__}")
-    calls = []
+    calls: list[ReferenceCall] = []
     for number, item in enumerate(reference):
+        if isinstance(item, str):  # a list of calls each stored as its own JSON string
+            try:
+                item = load_json(item, f"reference call {number}")
+            except MalformedCall as exc:
+                raise BadReference(str(exc)) from None
         if _is_bfcl(item):
             calls.append(_bfcl_call(item))
             continue
@@ -123,15 +145,17 @@ def json_schema(schema: Any) -> Any:
 
 def tool_schemas(tools: Any) -> dict[str, Mapping[str, Any]]:
     """Function name → its parameters schema (JSON Schema); raises :class:`BadReference` when unreadable."""
-    if isinstance(tools, str):
-        try:
-            tools = json.loads(tools)
-        except ValueError as exc:
-            raise BadReference(f"tools are not valid JSON ({exc})") from None
     if hasattr(tools, "tolist") and not isinstance(tools, (str, bytes)):
         tools = tools.tolist()
+    if is_conversation(tools):
+        tools = conversation_system(tools)
+    if isinstance(tools, str):
+        try:
+            tools = tools_from_text(tools)
+        except MalformedCall as exc:
+            raise BadReference(str(exc)) from None
     if isinstance(tools, Mapping) and not ("name" in tools or "function" in tools):
-        return {str(k): json_schema(v) for k, v in tools.items()}
+        return {str(k): _parameters(str(k), v) for k, v in tools.items()}
     if isinstance(tools, Mapping):
         tools = [tools]
     if not isinstance(tools, Sequence) or isinstance(tools, (str, bytes)):
@@ -147,8 +171,21 @@ def tool_schemas(tools: Any) -> dict[str, Mapping[str, Any]]:
             tool = tool["function"]
         if not isinstance(tool, Mapping) or not isinstance(tool.get("name"), str):
             raise BadReference(f"each tool needs a name and parameters, got {str(tool)[:200]}")
-        parameters = tool.get("parameters", {"type": "object", "properties": {}})
-        if not isinstance(parameters, Mapping):
-            raise BadReference(f"tool {tool['name']!r}: parameters must be a JSON Schema object")
-        schemas[tool["name"]] = json_schema(parameters)
+        schemas[tool["name"]] = _parameters(tool["name"], tool.get("parameters"))
     return schemas
+
+
+def _parameters(name: str, parameters: Any) -> Mapping[str, Any]:
+    if parameters is None:
+        return {"type": "object", "properties": {}}
+    if isinstance(parameters, str):
+        try:
+            parameters = json.loads(parameters)
+        except ValueError:
+            raise BadReference(f"tool {name!r}: parameters are not valid JSON") from None
+    if not isinstance(parameters, Mapping):
+        raise BadReference(f"tool {name!r}: parameters must be a JSON Schema object")
+    if is_parameter_dict(parameters):
+        parameters = parameter_dict_schema(parameters)
+    schema: Mapping[str, Any] = json_schema(parameters)
+    return schema

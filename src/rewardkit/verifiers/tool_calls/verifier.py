@@ -13,19 +13,19 @@ schema rejects (a required argument missing, a wrong type), scores 0.
 
 from __future__ import annotations
 
-import functools
-import importlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from rewardkit._errors import ConfigError, VerifierError
+from rewardkit._errors import ConfigError
 from rewardkit.profiling import stage
 from rewardkit.verifiers.base import Verifier
 from rewardkit.verifiers.tool_calls.calls import Call, MalformedCall, completion_calls
 from rewardkit.verifiers.tool_calls.compare import Rules, best_pairs, normalise, score_call
-from rewardkit.verifiers.tool_calls.reference import BadReference, reference_calls, tool_schemas
+from rewardkit.verifiers.tool_calls.reference import BadReference, reference_calls
+from rewardkit.verifiers.tool_calls.schemas import checker, row_tools
+from rewardkit.verifiers.tool_calls.text_forms import DEFAULT_FORMATS, FORMATS
 from rewardkit.verifiers.verdict import (
     INVALID_REFERENCE,
     MALFORMED_CALL,
@@ -49,6 +49,8 @@ class ToolCallConfig:
     ``max_calls``: more calls than this in one completion earn 0 (``too_many_calls``) without being compared.
     ``strict_integers``: an ``integer`` parameter refuses every float, ``5.0`` too (BFCL's rule; JSON Schema
     takes ``5.0`` for an integer).
+    ``formats``: the text forms of calls read (:mod:`.text_forms`); the default reads the forms behind a
+    model's own marker, ``json`` and ``pythonic`` (no marker) only when named.
     """
 
     mode: Literal["exact", "partial"] = "exact"
@@ -58,8 +60,16 @@ class ToolCallConfig:
     validate: bool = True
     max_calls: int = 64
     strict_integers: bool = False
+    formats: tuple[str, ...] = DEFAULT_FORMATS
 
     def __post_init__(self) -> None:
+        formats = (self.formats,) if isinstance(self.formats, str) else tuple(self.formats)
+        unknown = [f for f in formats if f not in FORMATS]
+        if unknown or not formats:
+            raise ConfigError(
+                f"tool_call: formats must be a non-empty list of {', '.join(FORMATS)}, got {self.formats!r}"
+            )
+        object.__setattr__(self, "formats", formats)
         for name, allowed in (
             ("mode", ("exact", "partial")),
             ("order", ("any", "strict")),
@@ -72,38 +82,23 @@ class ToolCallConfig:
             raise ConfigError(f"tool_call: max_calls must lie in [1, 10000], got {self.max_calls!r}")
 
 
-@functools.lru_cache(maxsize=1024)
-def _validator(schema_json: str) -> Any:
-    try:  # imported by name: the optional dependency ships no type stubs
-        jsonschema: Any = importlib.import_module("jsonschema")
-    except ImportError:
-        raise VerifierError(
-            "tool_call: checking arguments against the tools' schemas needs jsonschema: "
-            "pip install 'rewardkit[tools]' (or set validate: false)"
-        ) from None
-    schema = json.loads(schema_json)
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    try:
-        cls.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        raise BadReference(f"a tool's parameters are not a valid JSON Schema: {exc.message}") from None
-    return cls(schema)
-
-
-def schema_errors(call: Call, schema: Mapping[str, Any], strings: str = "exact") -> list[str]:
-    """What the function's parameters schema rejects in the call's arguments (empty when it accepts them).
-
-    Under a lenient string rule, a string outside an ``enum`` that reads as one of its members is let through."""
-    validator = _validator(json.dumps(schema, sort_keys=True, default=repr))
+def schema_errors(call: Call, schema_json: str, strings: str = "exact") -> list[str]:
+    """What the function's parameters schema (its canonical JSON) rejects in the call's arguments (empty when
+    it accepts them). Under a lenient string rule, a string outside an ``enum`` that reads as one of its
+    members is let through."""
     errors = []
-    for error in validator.iter_errors(dict(call.arguments)):
-        if strings != "exact" and error.validator == "enum" and isinstance(error.instance, str):
-            members = error.validator_value if isinstance(error.validator_value, list) else []
-            wanted = normalise(error.instance, strings)
+    for keyword, instance, value, message in checker(schema_json)(dict(call.arguments)):
+        if strings != "exact" and keyword == "enum" and isinstance(instance, str):
+            members = value if isinstance(value, list) else []
+            wanted = normalise(instance, strings)
             if any(isinstance(m, str) and normalise(m, strings) == wanted for m in members):
                 continue
-        errors.append(error.message)
+        errors.append(message)
     return sorted(errors)[:5]
+
+
+def _given(tools: Any) -> bool:
+    return tools is not None and not (isinstance(tools, str) and not tools.strip())
 
 
 class ToolCallVerifier(Verifier):
@@ -125,6 +120,7 @@ class ToolCallVerifier(Verifier):
         validate: bool = ToolCallConfig.validate,
         max_calls: int = ToolCallConfig.max_calls,
         strict_integers: bool = ToolCallConfig.strict_integers,
+        formats: Sequence[str] = DEFAULT_FORMATS,
     ) -> None:
         self.config = ToolCallConfig(
             mode,  # type: ignore[arg-type]
@@ -134,19 +130,20 @@ class ToolCallVerifier(Verifier):
             validate,
             max_calls,
             strict_integers,
+            tuple(formats) if not isinstance(formats, str) else (formats,),
         )
         self.rules = Rules(self.config.strings, self.config.strict_integers)
 
     def _verify(self, completion: Any, reference: Any, **context: Any) -> Verdict:
         try:
             expected = reference_calls(reference)
-            tools = context.get("tools")
-            schemas = tool_schemas(tools) if tools is not None and tools != "" else None
+            tools = next((t for t in (context.get("tools"), context.get("functions")) if _given(t)), None)
+            compiled = row_tools(tools) if tools is not None else None
         except BadReference as exc:
             return Verdict.fail(INVALID_REFERENCE, reason=str(exc)[:500])
         with stage("tool_call: extract"):
             try:
-                calls = completion_calls(completion, self.config.turns)
+                calls = completion_calls(completion, self.config.turns, self.config.formats)
             except MalformedCall as exc:
                 return Verdict.fail(MALFORMED_CALL, reason=str(exc)[:500])
         if not calls:
@@ -156,7 +153,7 @@ class ToolCallVerifier(Verifier):
             return Verdict.fail(TOO_MANY_CALLS, extracted, calls=len(calls), max_calls=self.config.max_calls)
         with stage("tool_call: compare"):
             try:
-                return self._compare(calls, expected, schemas, extracted)
+                return self._compare(calls, expected, compiled, extracted)
             except BadReference as exc:
                 return Verdict.fail(INVALID_REFERENCE, extracted, reason=str(exc)[:500])
 
@@ -164,20 +161,21 @@ class ToolCallVerifier(Verifier):
         self,
         calls: list[Call],
         expected: list[Any],
-        schemas: dict[str, Mapping[str, Any]] | None,
+        compiled: dict[str, tuple[Mapping[str, Any], str]] | None,
         extracted: str,
     ) -> Verdict:
+        schemas = None if compiled is None else {name: schema for name, (schema, _) in compiled.items()}
         status = OK
         problems: dict[int, list[str]] = {}
         rejected: set[int] = set()
-        if schemas is not None:
+        if compiled is not None and schemas is not None:
             for i, call in enumerate(calls):
                 if call.name not in schemas:
                     problems[i] = [f"unknown function {call.name!r}"]
                     rejected.add(i)
                     status = UNKNOWN_FUNCTION
                 elif self.config.validate:
-                    errors = schema_errors(call, schemas[call.name], self.config.strings)
+                    errors = schema_errors(call, compiled[call.name][1], self.config.strings)
                     if errors:
                         problems[i] = errors
                         rejected.add(i)

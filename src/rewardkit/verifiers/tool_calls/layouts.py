@@ -1,0 +1,157 @@
+"""Dataset layouts: reference calls and tools as real datasets store them, brought to one form.
+
+* A **conversation** (ShareGPT ``{"from", "value"}`` or chat ``{"role", "content"}`` turns, as Hermes
+  function-calling, ToolACE and Glaive store rows) as the reference: its last assistant (``gpt``) turn's calls.
+  As the tools: its system turn's text.
+* **Reference text** in any call form :mod:`.text_forms` reads (``<tool_call>``, Glaive's ``<functioncall>``,
+  ToolACE's ``[f(a=1)]``...). A ``<tool_call>`` body written as a Python literal (single quotes, as
+  Hermes function-calling v1 writes it) is read as one.
+* **Tools in text**: a ``<tools>...</tools>`` block (Hermes) or the first JSON list of functions in a system
+  prompt (ToolACE), JSON or a Python literal.
+* **xLAM-style parameters** (``{"city": {"type": "str", "description": ..., "default": ...}}`` in place of a
+  JSON Schema): made a JSON Schema. Python type names become JSON Schema's (``str``, ``int``, ``float``,
+  ``bool``, ``List[...]``, ``Dict[...]``; ``Optional[X]``/``X, optional`` as ``X``); a type it cannot name
+  is left unchecked. A parameter is required unless it has a ``default`` or its type says optional.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rewardkit.verifiers.tool_calls.parsing import Call, MalformedCall, load_json_values, python_literal, read_call
+from rewardkit.verifiers.tool_calls.text_forms import FORMATS, text_calls
+
+_ASSISTANT = {"assistant", "gpt", "model", "function_call"}
+_TOOLS_BLOCK = re.compile(r"<tools>(.*?)</tools>", re.DOTALL)
+_BLOCK = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
+_PY_TYPES = {
+    "str": "string",
+    "string": "string",
+    "int": "integer",
+    "integer": "integer",
+    "float": "number",
+    "number": "number",
+    "double": "number",
+    "bool": "boolean",
+    "boolean": "boolean",
+    "list": "array",
+    "array": "array",
+    "tuple": "array",
+    "dict": "object",
+    "object": "object",
+}
+
+
+def _turn(item: Any) -> tuple[str, Any] | None:
+    if not isinstance(item, Mapping):
+        return None
+    role = item.get("from", item.get("role"))
+    if not isinstance(role, str) or not ("value" in item or "content" in item or "tool_calls" in item):
+        return None
+    return role.lower(), item
+
+
+def is_conversation(value: Any) -> bool:
+    return (
+        isinstance(value, Sequence)
+        and not isinstance(value, (str, bytes))
+        and bool(value)
+        and all(_turn(v) is not None for v in value)
+    )
+
+
+def conversation_reference(turns: Sequence[Mapping[str, Any]]) -> Any:
+    """The last assistant turn of a conversation: its ``tool_calls``, else its text."""
+    for role, turn in reversed([t for t in map(_turn, turns) if t is not None]):
+        if role in _ASSISTANT:
+            if turn.get("tool_calls"):
+                return list(turn["tool_calls"])
+            return turn.get("value", turn.get("content"))
+    return None
+
+
+def conversation_system(turns: Sequence[Mapping[str, Any]]) -> str:
+    for role, turn in (t for t in map(_turn, turns) if t is not None):
+        if role == "system":
+            return str(turn.get("value", turn.get("content")) or "")
+    return ""
+
+
+def _lenient(body: str, where: str) -> list[Any]:
+    try:
+        return load_json_values(body, where)
+    except MalformedCall:
+        return [python_literal(body, where)]
+
+
+def reference_text_calls(text: str) -> list[Call]:
+    """The calls written in a reference text, in any form; ``<tool_call>`` bodies may be Python literals."""
+    try:
+        calls = text_calls(text, [f for f in FORMATS if f != "json"])  # JSON was tried first
+    except MalformedCall:
+        if "<tool_call>" not in text:
+            raise
+        calls = []
+        for number, match in enumerate(_BLOCK.finditer(text), 1):
+            where = f"reference <tool_call> block {number}"
+            for parsed in _lenient(match.group(1).strip(), where):
+                calls.extend(read_call(item, where) for item in (parsed if isinstance(parsed, list) else [parsed]))
+    return calls
+
+
+def tools_from_text(text: str) -> Any:
+    """The tools written in a text: JSON, a ``<tools>`` block, or the first JSON list in a system prompt."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    block = _TOOLS_BLOCK.search(text)
+    if block:
+        values = _lenient(block.group(1).strip(), "the <tools> block")
+        return values[0] if len(values) == 1 else values
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"\[\s*\{", text):
+        try:
+            return decoder.raw_decode(text, match.start())[0]
+        except ValueError:
+            continue
+    raise MalformedCall("the tools are neither JSON nor a <tools> block nor a JSON list of functions in the text")
+
+
+def _py_type(text: str) -> tuple[str | None, bool]:
+    """A Python type name's JSON Schema type (None: unchecked) and whether it says the value is optional."""
+    kind = text.strip()
+    optional = False
+    if kind.lower().endswith(", optional"):
+        kind, optional = kind[: -len(", optional")].strip(), True
+    if kind.startswith("Optional[") and kind.endswith("]"):
+        kind, optional = kind[len("Optional[") : -1].strip(), True
+    base = kind.split("[", 1)[0].strip().lower()
+    return _PY_TYPES.get(base), optional
+
+
+def is_parameter_dict(parameters: Mapping[str, Any]) -> bool:
+    """xLAM's ``{name: {type, description, default}}`` rather than a JSON Schema object."""
+    return (
+        bool(parameters)
+        and "properties" not in parameters
+        and not isinstance(parameters.get("type"), str)
+        and all(isinstance(v, Mapping) for v in parameters.values())
+    )
+
+
+def parameter_dict_schema(parameters: Mapping[str, Any]) -> dict[str, Any]:
+    properties: dict[str, Any] = {}
+    required = []
+    for name, spec in parameters.items():
+        prop = {k: v for k, v in spec.items() if k in ("description", "default", "enum")}
+        kind, optional = _py_type(spec["type"]) if isinstance(spec.get("type"), str) else (None, False)
+        if kind is not None:
+            prop["type"] = kind
+        properties[str(name)] = prop
+        if not optional and "default" not in spec:
+            required.append(str(name))
+    return {"type": "object", "properties": properties, "required": required}

@@ -1,0 +1,190 @@
+"""Text forms: the calls a model writes in its text, form by form (docs/tool-calls.md has the table).
+
+Read by default, each behind a model's own marker:
+
+* ``hermes``: ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` (Qwen2.5/Qwen3, Hermes; one call,
+  a list, or several objects one per line as ToolRL writes them). One inside a code fence or inline code, or
+  quoted in the middle of a sentence (words go on after it on its line), is text about a call, not a call.
+* ``python_tag``: Llama 3.1/3.2's ``<|python_tag|>{"name": ..., "parameters": {...}}`` (``;`` between calls).
+* ``mistral``: ``[TOOL_CALLS] [{"name": ..., "arguments": {...}}]`` and the newer ``[TOOL_CALLS]name[ARGS]{...}``.
+* ``deepseek``: DeepSeek V3/R1's ``<｜tool▁call▁begin｜>function<｜tool▁sep｜>name`` + a fenced JSON
+  body, and V3.1's ``<｜tool▁call▁begin｜>name<｜tool▁sep｜>{...}<｜tool▁call▁end｜>``.
+* ``functioncall``: Glaive's ``<functioncall> {"name": ..., "arguments": '{...}'}`` (arguments a JSON string
+  in single quotes).
+
+Only when asked for (``formats:``), as they carry no marker: ``json`` (the whole message is one JSON call or
+a list of them, Llama 3's plain JSON form) and ``pythonic`` (the whole message is ``[f(a=1), g(b=2)]``,
+ToolACE's and Llama 3.2's form). A JSON object inside prose is never read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from rewardkit.verifiers.tool_calls.parsing import (
+    Call,
+    MalformedCall,
+    load_json,
+    load_json_values,
+    pythonic_calls,
+    read_call,
+)
+
+DEFAULT_FORMATS = ("hermes", "python_tag", "mistral", "deepseek", "functioncall")
+FORMATS = (*DEFAULT_FORMATS, "json", "pythonic")
+
+_THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL)
+_HERMES_TOKENS = re.compile(r"```|`[^`\n]*`|<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
+_BLOCKS = re.compile(r"<tool_call>.*?</tool_call>", re.DOTALL)
+_TAG = re.compile(r"</?[\w|-]+>|<\|[\w-]+\|>")
+_FENCE = re.compile(r"\A```(?:json)?\s*(.*?)\s*```\Z", re.DOTALL)
+_PYTHON_TAG = "<|python_tag|>"
+_MISTRAL = "[TOOL_CALLS]"
+_DS_CALL = re.compile("<｜tool▁call▁begin｜>(.*?)(?:<｜tool▁call▁end｜>|\\Z)", re.DOTALL)
+_DS_SEP = "<｜tool▁sep｜>"
+_FUNCTIONCALL = re.compile(r"<functioncall>\s*(.*?)\s*(?:<\|endoftext\|>|</functioncall>|\Z)", re.DOTALL)
+_GLAIVE = re.compile(r"""\A\{\s*"name"\s*:\s*"([^"\\]+)"\s*,\s*"arguments"\s*:\s*'(.*)'\s*\}\Z""", re.DOTALL)
+
+
+def _items(parsed: object, where: str) -> list[Call]:
+    items = parsed if isinstance(parsed, list) else [parsed]
+    return [read_call(item, where) for item in items]
+
+
+def _unfenced(body: str) -> str:
+    fenced = _FENCE.match(body.strip())
+    return fenced.group(1) if fenced else body.strip()
+
+
+def _quoted(text: str, end: int) -> bool:
+    """Whether the sentence goes on after a block that ends at ``end``: words after it on its line (tags
+    and further blocks aside) make it a call quoted in prose, not a call."""
+    line_end = text.find("\n", end)
+    rest = _BLOCKS.sub("", text[end : len(text) if line_end < 0 else line_end])
+    return bool(_TAG.sub("", rest).strip())
+
+
+def hermes_calls(text: str) -> list[Call]:
+    calls: list[Call] = []
+    in_fence, number = False, 0
+    for match in _HERMES_TOKENS.finditer(text):
+        token = match.group(0)
+        if token == "```":
+            in_fence = not in_fence
+            continue
+        if not token.startswith("<tool_call>"):
+            continue
+        if in_fence or (token.endswith("</tool_call>") and _quoted(text, match.end())):
+            continue
+        number += 1
+        where = f"<tool_call> block {number}"
+        if not token.endswith("</tool_call>"):
+            raise MalformedCall(f"{where} is not closed")
+        for parsed in load_json_values(_unfenced(match.group(1)), where):
+            calls.extend(_items(parsed, where))
+    return calls
+
+
+def python_tag_calls(text: str) -> list[Call]:
+    calls: list[Call] = []
+    for number, chunk in enumerate(text.split(_PYTHON_TAG)[1:], 1):
+        where = f"<|python_tag|> call {number}"
+        body = chunk.split("<|eom_id|>")[0].split("<|eot_id|>")[0]
+        for parsed in load_json_values(body, where, separators=";"):
+            calls.extend(_items(parsed, where))
+    return calls
+
+
+def mistral_calls(text: str) -> list[Call]:
+    calls: list[Call] = []
+    for number, chunk in enumerate(text.split(_MISTRAL)[1:], 1):
+        where = f"[TOOL_CALLS] {number}"
+        body = chunk.split("</s>")[0].strip()
+        if "[ARGS]" in body and not body.startswith(("[", "{")):
+            name, _, arguments = body.partition("[ARGS]")
+            calls.append(read_call({"name": name.strip(), "arguments": load_json(arguments, where)}, where))
+        else:
+            for parsed in load_json_values(body, where):
+                calls.extend(_items(parsed, where))
+    return calls
+
+
+def deepseek_calls(text: str) -> list[Call]:
+    calls: list[Call] = []
+    for number, match in enumerate(_DS_CALL.finditer(text), 1):
+        where = f"DeepSeek tool call {number}"
+        if not match.group(0).endswith("<｜tool▁call▁end｜>"):
+            raise MalformedCall(f"{where} is not closed")
+        head, sep, body = match.group(1).partition(_DS_SEP)
+        if not sep:
+            raise MalformedCall(f"{where} has no <｜tool▁sep｜>")
+        if head.strip() == "function" and "\n" in body:  # V3/R1: function<sep>name\n```json ... ```
+            name, _, body = body.partition("\n")
+        else:
+            name = head
+        calls.append(read_call({"name": name.strip(), "arguments": load_json(_unfenced(body), where)}, where))
+    return calls
+
+
+def functioncall_calls(text: str) -> list[Call]:
+    calls: list[Call] = []
+    for number, match in enumerate(_FUNCTIONCALL.finditer(text), 1):
+        where = f"<functioncall> {number}"
+        body = match.group(1).strip()
+        glaive = _GLAIVE.match(body)
+        if glaive:
+            calls.append(read_call({"name": glaive.group(1), "arguments": glaive.group(2)}, where))
+        else:
+            calls.extend(_items(load_json(body, where), where))
+    return calls
+
+
+def json_calls(text: str) -> list[Call]:
+    body = _unfenced(text)
+    if not body.startswith(("{", "[")):
+        return []
+    return _items(load_json(body, "the JSON message"), "the JSON message")
+
+
+def whole_pythonic_calls(text: str) -> list[Call]:
+    body = text.strip()
+    if not (body.startswith("[") and body.endswith(")]")):
+        return []
+    return pythonic_calls(body, "the Python-call message")
+
+
+READERS: dict[str, Callable[[str], list[Call]]] = {
+    "hermes": hermes_calls,
+    "python_tag": python_tag_calls,
+    "mistral": mistral_calls,
+    "deepseek": deepseek_calls,
+    "functioncall": functioncall_calls,
+    "json": json_calls,
+    "pythonic": whole_pythonic_calls,
+}
+_MARKERS = {
+    "hermes": "<tool_call>",
+    "python_tag": _PYTHON_TAG,
+    "mistral": _MISTRAL,
+    "deepseek": "<｜tool▁call▁begin｜>",
+    "functioncall": "<functioncall>",
+}
+
+
+def answer_text(text: str) -> str:
+    """The text outside thinking: after the last ``</think>``, any other ``<think>`` block (closed or not)
+    dropped, so a call made while thinking, or in a thought never closed, is not read."""
+    cut = text.rfind("</think>")
+    return _THINK.sub("", text[cut + len("</think>") :] if cut >= 0 else text)
+
+
+def text_calls(text: str, formats: Sequence[str] = DEFAULT_FORMATS) -> list[Call]:
+    """The calls written in ``text`` outside thinking, in the given forms, form by form."""
+    text = answer_text(text)
+    calls: list[Call] = []
+    for form in formats:
+        marker = _MARKERS.get(form)
+        if marker is None or marker in text:
+            calls.extend(READERS[form](text))
+    return calls

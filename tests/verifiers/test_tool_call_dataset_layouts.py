@@ -1,0 +1,242 @@
+"""The tool-call verifier and reward on rows laid out as real datasets store them (our own data, their layouts):
+xLAM, Hermes function-calling, Glaive, ToolACE, ToolRL, BFCL, tau-bench/APIGen-MT style messages."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import rewardkit as rk
+from rewardkit.verifiers.tool_calls.reference import tool_schemas
+
+pytest.importorskip("jsonschema")
+
+
+def verify(completion, reference, **context):
+    return rk.get_verifier("tool_call", mode="partial").verify(completion, reference, **context)
+
+
+def hermes(name, arguments):
+    return f"<tool_call>\n{json.dumps({'name': name, 'arguments': arguments})}\n</tool_call>"
+
+
+# xLAM (Salesforce/xlam-function-calling-60k): query, tools and answers, each a JSON string; tools' parameters
+# are {name: {type, description, default}} with Python type names, not JSON Schema.
+XLAM_ROW = {
+    "query": "Find the 3 tallest towers in Lisbon.",
+    "tools": json.dumps(
+        [
+            {
+                "name": "towers_by_city",
+                "description": "Lists towers in a city.",
+                "parameters": {
+                    "city": {"description": "City name.", "type": "str", "default": ""},
+                    "limit": {"description": "How many.", "type": "int, optional", "default": 10},
+                    "type": {"description": "Kind of tower.", "type": "Optional[str]"},
+                    "country": {"description": "Country code.", "type": "str"},
+                },
+            }
+        ]
+    ),
+    "answers": json.dumps([{"name": "towers_by_city", "arguments": {"city": "Lisbon", "limit": 3, "country": "PT"}}]),
+}
+
+
+def test_xlam_parameter_dicts_become_a_schema_with_python_types_and_defaults():
+    schema = tool_schemas(XLAM_ROW["tools"])["towers_by_city"]
+    assert schema["properties"]["limit"]["type"] == "integer"
+    assert schema["properties"]["type"]["type"] == "string"  # a parameter named "type" is not the schema's type
+    assert schema["required"] == ["country"]  # no default, type not optional
+
+
+def test_xlam_rows_score_through_the_reward_with_the_answers_column():
+    right = hermes("towers_by_city", {"city": "Lisbon", "limit": 3, "country": "PT"})
+    wrong_type = hermes("towers_by_city", {"city": "Lisbon", "limit": "3", "country": "PT"})
+    missing_required = hermes("towers_by_city", {"city": "Lisbon", "limit": 3})
+    extra: list = []
+    with rk.get_reward("tool_call_accuracy") as reward:
+        values = reward(
+            prompts=[XLAM_ROW["query"]] * 3,
+            completions=[right, wrong_type, missing_required],
+            answers=[XLAM_ROW["answers"]] * 3,
+            tools=[XLAM_ROW["tools"]] * 3,
+            log_extra=lambda column, vals: extra.append((column, vals)),
+        )
+    assert values == [1.0, 0.0, 0.0]
+    assert dict(extra)["tool_call_accuracy/status"] == ["ok", "schema_violation", "schema_violation"]
+
+
+# Hermes function-calling v1: conversations of {"from", "value"}; tools in the system turn's <tools> block,
+# and the gpt turn's <tool_call> bodies written as Python dicts (single quotes).
+HERMES_CONVERSATION = [
+    {
+        "from": "system",
+        "value": "You are a function calling AI model. <tools> [{'type': 'function', 'function': {'name': "
+        "'book_table', 'description': 'Books a table.', 'parameters': {'type': 'object', 'properties': "
+        "{'venue': {'type': 'string'}, 'seats': {'type': 'integer'}}, 'required': ['venue', 'seats']}}}] "
+        "</tools> For each call return a json object within <tool_call></tool_call> tags.",
+    },
+    {"from": "human", "value": "A table for four at Chez Nous, please."},
+    {
+        "from": "gpt",
+        "value": "<tool_call>\n{'arguments': {'venue': 'Chez Nous', 'seats': 4}, 'name': 'book_table'}\n</tool_call>",
+    },
+]
+
+
+def test_hermes_conversations_give_both_the_reference_and_the_tools():
+    assert verify(hermes("book_table", {"venue": "Chez Nous", "seats": 4}), HERMES_CONVERSATION).score == 1.0
+    right = verify(
+        hermes("book_table", {"venue": "Chez Nous", "seats": 4}), HERMES_CONVERSATION, tools=HERMES_CONVERSATION
+    )
+    assert (right.score, right.status) == (1.0, "ok")
+    wrong = verify(
+        hermes("book_table", {"venue": "Chez Nous", "seats": "four"}), HERMES_CONVERSATION, tools=HERMES_CONVERSATION
+    )
+    assert (wrong.score, wrong.status) == (0.0, "schema_violation")
+
+
+# Glaive function-calling v2: "<functioncall> {...}" with the arguments a JSON string in single quotes.
+GLAIVE_REFERENCE = (
+    """<functioncall> {"name": "convert_currency", """
+    """"arguments": '{"amount": 50, "from": "USD", "to": "JPY"}'} <|endoftext|>"""
+)
+
+
+def test_glaive_functioncall_references_and_completions():
+    same = verify(GLAIVE_REFERENCE, GLAIVE_REFERENCE)
+    assert same.score == 1.0
+    assert verify(hermes("convert_currency", {"amount": 50, "from": "USD", "to": "JPY"}), GLAIVE_REFERENCE).score == 1.0
+    off = verify(hermes("convert_currency", {"amount": 50, "from": "USD", "to": "EUR"}), GLAIVE_REFERENCE)
+    assert off.score == pytest.approx(2 / 3)
+
+
+# ToolACE: the tools as a JSON list inside the system prompt, calls as Python calls "[f(a=1)]".
+TOOLACE_SYSTEM = (
+    "You are an expert in composing functions. Here is a list of functions in JSON format that you can invoke:\n"
+    '[{"name": "flight_status", "description": "Status of a flight.", "parameters": {"type": "dict", '
+    '"properties": {"flight": {"type": "string"}, "day": {"type": "string"}}, "required": ["flight"]}}]\n'
+    "Should you decide to invoke any of the function(s), put it in the format of [func1(params_name=params_value)]."
+)
+
+
+def test_toolace_pythonic_references_and_tools_in_the_system_prompt():
+    reference = '[flight_status(flight="TP1234", day="2024-05-01")]'
+    right = verify(hermes("flight_status", {"flight": "TP1234", "day": "2024-05-01"}), reference, tools=TOOLACE_SYSTEM)
+    assert (right.score, right.status) == (1.0, "ok")
+    assert verify(hermes("flight_status", {"flight": "TP9999", "day": "2024-05-01"}), reference).score == 0.5
+    pythonic = rk.get_verifier("tool_call", formats=["hermes", "pythonic"])
+    assert pythonic.verify('[flight_status(flight="TP1234", day="2024-05-01")]', reference).score == 1.0
+    assert (
+        rk.get_verifier("tool_call").verify('[flight_status(flight="TP1234", day="2024-05-01")]', reference).status
+        == "no_answer"
+    )
+
+
+def test_toolrl_blocks_hold_several_calls_one_per_line_with_parameters():
+    text = (
+        '<think>Two lookups.</think>\n<tool_call>\n{"name": "stock_price", "parameters": {"ticker": "ACME"}}\n'
+        '{"name": "stock_price", "parameters": {"ticker": "INIT"}}\n</tool_call>'
+    )
+    reference = (
+        '<tool_call>\n{"name": "stock_price", "parameters": {"ticker": "INIT"}}\n'
+        '{"name": "stock_price", "parameters": {"ticker": "ACME"}}\n</tool_call>'
+    )
+    assert verify(text, reference).score == 1.0
+    half = text.replace('"INIT"', '"NOPE"')
+    assert verify(half, reference).score == 0.5
+
+
+def test_bfcl_rows_through_the_reward_with_the_function_column():
+    function = [
+        {
+            "name": "area.circle",
+            "description": "Area of a circle.",
+            "parameters": {
+                "type": "dict",
+                "properties": {"radius": {"type": "float"}, "unit": {"type": "string"}},
+                "required": ["radius"],
+            },
+        }
+    ]
+    ground_truth = [{"area.circle": {"radius": [2.0], "unit": ["", "cm"]}}]
+    completions = [
+        hermes("area.circle", {"radius": 2}),
+        hermes("area.circle", {"radius": 2.0, "unit": "cm"}),
+        hermes("area.circle", {"radius": "2"}),
+        hermes("area.square", {"side": 2}),
+    ]
+    extra: list = []
+    with rk.get_reward("tool_call_accuracy") as reward:
+        values = reward(
+            prompts=None,
+            completions=completions,
+            ground_truth=[ground_truth] * 4,
+            function=[function] * 4,
+            log_extra=lambda column, vals: extra.append((column, vals)),
+        )
+    assert values == [1.0, 1.0, 0.0, 0.0]
+    assert dict(extra)["tool_call_accuracy/status"] == ["ok", "ok", "schema_violation", "unknown_function"]
+
+
+def test_tau_bench_style_messages_with_openai_tool_calls_and_string_arguments():
+    reference = [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {
+                        "name": "cancel_order",
+                        "arguments": '{"order_id": "#W77", "reason": "no longer needed"}',
+                    },
+                }
+            ],
+        }
+    ]
+    completion = [
+        {"role": "user", "content": "Cancel #W77, I don't need it."},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": "cancel_order",
+                        "arguments": '{"reason": "no longer needed", "order_id": "#W77"}',
+                    },
+                }
+            ],
+        },
+    ]
+    assert verify(completion, reference).score == 1.0
+    completion[1]["tool_calls"][0]["function"]["arguments"] = (
+        '"{\\"order_id\\": \\"#W77\\", \\"reason\\": \\"no longer needed\\"}"'
+    )
+    assert verify(completion, reference).score == 1.0  # arguments JSON inside a JSON string
+
+
+@pytest.mark.parametrize(
+    ("reference", "tools"),
+    [
+        ("I cannot help with that.", None),
+        ("<tool_call>{'name': 'f', 'arguments': {'a': </tool_call>", None),
+        ('[{"name": "f", "arguments": "{not json"}]', None),
+        ([{"name": "f", "arguments": {"a": 1}}], "no tools here at all"),
+        (
+            [{"name": "f", "arguments": {"a": 1}}],
+            [{"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "int"}}}}],
+        ),
+        ([{"name": "f", "arguments": {"a": 1}}], [{"name": "f", "parameters": "{oops"}]),
+        ([{"from": "human", "value": "hi"}], None),
+        ('{"name": "f", "arguments": {"a": 1, "a": 2}}', None),
+    ],
+)
+def test_unreadable_rows_are_invalid_reference_never_a_crash(reference, tools):
+    context = {} if tools is None else {"tools": tools}
+    verdict = verify(hermes("f", {"a": 1}), reference, **context)
+    assert verdict.status == "invalid_reference", verdict
