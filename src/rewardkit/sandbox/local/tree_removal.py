@@ -7,8 +7,8 @@ symlink is unlinked, never followed) and up through ``..``, checked against the 
 on the way down, so that nothing swapped in by a process still alive can redirect it. A dir the
 program made unreadable or unwritable is chmod'ed back (we own it, or are root) and tried again.
 
-The docker supervisor has a walk of its own (``docker/wipe.py``'s ``remove_tree``), but it moves the
-process's working dir, which the host, running many runs in threads, may not do.
+The docker backend needs no walk: each run's scratch dir is on a tmpfs of the run's own mount namespace
+(``sandbox/docker/container/run_init.py``), gone with it.
 """
 
 from __future__ import annotations
