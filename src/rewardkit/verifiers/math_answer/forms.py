@@ -202,11 +202,6 @@ def split_units(text: str) -> tuple[str, str | None]:
     return match.group("value").strip(), unit
 
 
-def strip_units(text: str) -> str:
-    """``10 weeks``, ``15\\mbox{ cm}^2``, ``125\\text{ miles}`` → the number; anything else unchanged."""
-    return split_units(text)[0]
-
-
 def expand_pm(value: str) -> list[str]:
     """``1 \\pm \\sqrt{2}`` → both values; ``\\pm 3`` → ``3`` and ``-3``."""
     for sign in ("\\pm", "\\mp", "±"):

@@ -17,7 +17,7 @@ Layouts read natively (``problem_from_row``), besides every stdin/stdout layout 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -306,7 +306,3 @@ def needs_judge(reference: Any, context: Mapping[str, Any] | None) -> bool:
     if any(row.get(key) not in (None, "", []) for key in keys):
         return True
     return _input_mode(row) == "file"
-
-
-def test_names(tests: Sequence[Test]) -> list[str]:
-    return [t.name for t in tests]
