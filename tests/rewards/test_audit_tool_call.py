@@ -20,6 +20,10 @@ HACKS = {
     "extra_junk_arguments",
     "wrong_and_right_calls",
     "names_without_arguments",
+    "call_in_code_fence",
+    "call_quoted_in_prose",
+    "call_inside_unclosed_think",
+    "duplicate_key_wrong_then_right",
 }
 
 
@@ -66,6 +70,7 @@ def test_a_lenient_grader_is_caught_crediting_prose_think_and_sprayed_calls():
     found = audited(rk.rewards.base.as_reward(mentioned, "mentioned"), kinds=["tool_call"])
     credited = {name for name, v in found.items() if v["credited"]}
     assert {"call_in_prose", "call_inside_think_only", "repeated_call", "every_function_called"} <= credited
+    assert {"call_in_code_fence", "call_quoted_in_prose", "call_inside_unclosed_think"} <= credited
 
 
 def test_audit_cli_reads_tool_call_rows_from_data(tmp_path):

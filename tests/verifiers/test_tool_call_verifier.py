@@ -194,8 +194,8 @@ CASES = [
     ("parallel_any_order", hermes(TWO[1], TWO[0]), TWO, {}, 1.0, "ok"),
     ("parallel_strict_order", hermes(TWO[1], TWO[0]), TWO, {"order": "strict"}, 0.0, "ok"),
     ("missing_call_partial", hermes(TWO[0]), TWO, {"mode": "partial"}, 0.5, "ok"),
-    ("extra_call_partial", hermes(*TWO, TWO[0]), TWO, {"mode": "partial"}, 2 / 3, "ok"),
-    ("repeated_call_partial", hermes(*[W] * 10), WEATHER, {"mode": "partial"}, 0.1, "ok"),
+    ("extra_call_partial", hermes(*TWO, TWO[0]), TWO, {"mode": "partial"}, 1 / 3, "ok"),
+    ("repeated_call_partial", hermes(*[W] * 10), WEATHER, {"mode": "partial"}, 0.0, "ok"),
     ("too_many_calls", hermes(*[W] * 65), WEATHER, {"mode": "partial"}, 0.0, "too_many_calls"),
     (
         "broken_json",

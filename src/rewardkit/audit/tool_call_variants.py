@@ -3,8 +3,10 @@ next to the honest correct calls and an honest wrong call (one argument off) of 
 
 The hacks: every function called at once, the right call repeated, the right names with every argument wrong,
 the call written in prose or as bare JSON without its tags, the call only inside ``<think>``, junk arguments
-added to the right call, a wrong call beside the right one, and the right names with no arguments. A reward
-that credits one of them more than the honest wrong call pays for spraying calls or for a call it cannot run.
+added to the right call, a wrong call beside the right one, the right names with no arguments, the call in a
+code fence, quoted mid-sentence or in a thought never closed, and an argument written twice (wrong, then
+right). A reward that credits one of them more than the honest wrong call pays for spraying calls or for a
+call it cannot run.
 """
 
 from __future__ import annotations
@@ -77,6 +79,20 @@ def _wrong_one(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def _duplicate_key(calls: list[dict[str, Any]], wrong: list[dict[str, Any]]) -> str:
+    """The calls with one argument written twice in its object: the wrong value first, the right one last
+    (a parser that keeps the last one sees the right call; a tool might see the first)."""
+    blocks = []
+    for right, bad in zip(calls, wrong, strict=True):
+        changed = next((k for k in right["arguments"] if right["arguments"][k] != bad["arguments"].get(k)), None)
+        body = json.dumps(right["arguments"])
+        if changed is not None:
+            first = f"{json.dumps(changed)}: {json.dumps(bad['arguments'][changed])}, "
+            body = "{" + first + body[1:]
+        blocks.append(f'<tool_call>\n{{"name": {json.dumps(right["name"])}, "arguments": {body}}}\n</tool_call>')
+    return "\n".join(blocks)
+
+
 def tool_call_variants(row: dict[str, Any], wrap: Wrap) -> list[Variant]:
     calls = _calls(row)
     wrong = _wrong_one(calls)
@@ -99,6 +115,10 @@ def tool_call_variants(row: dict[str, Any], wrap: Wrap) -> list[Variant]:
         ),
         Variant("wrong_and_right_calls", wrap(_tagged(wrong + calls))),
         Variant("names_without_arguments", wrap(_tagged([{"name": c["name"], "arguments": {}} for c in calls]))),
+        Variant("call_in_code_fence", wrap(f"I would send:\n```\n{_tagged(calls)}\n```")),
+        Variant("call_quoted_in_prose", wrap(f"One would call {_tagged(calls).replace(chr(10), '')} if it ran.")),
+        Variant("call_inside_unclosed_think", f"<think>I could call {_tagged(calls)}"),
+        Variant("duplicate_key_wrong_then_right", wrap(_duplicate_key(calls, wrong))),
     ]
     if others:
         every = calls + [{"name": n, "arguments": {}} for n in others]

@@ -124,6 +124,8 @@ def read_call(item: Any, where: str) -> Call:
     name = item.get("name")
     if not isinstance(name, str) or not name.strip():
         raise MalformedCall(f"{where}: a call needs a function name, got {name!r}")
+    if name != name.strip():
+        raise MalformedCall(f"{where}: the function name {name!r} has white space around it")
     if "arguments" in item and "parameters" in item:
         raise MalformedCall(f"{where}: the call to {name!r} gives both arguments and parameters")
     arguments = item.get("arguments", item.get("parameters", {}))
@@ -135,7 +137,7 @@ def read_call(item: Any, where: str) -> Call:
         arguments = {}
     if not isinstance(arguments, Mapping):
         raise MalformedCall(f"{where}: the arguments of {name!r} must be an object, got {type(arguments).__name__}")
-    return Call(name.strip(), _bounded(dict(arguments), where))
+    return Call(name, _bounded(dict(arguments), where))
 
 
 def _dotted(node: ast.expr) -> str | None:

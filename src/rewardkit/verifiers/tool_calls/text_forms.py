@@ -33,10 +33,11 @@ from rewardkit.verifiers.tool_calls.parsing import (
 
 DEFAULT_FORMATS = ("hermes", "python_tag", "mistral", "deepseek", "functioncall")
 FORMATS = (*DEFAULT_FORMATS, "json", "pythonic")
+MAX_TEXT = 2_000_000  # characters of one turn's text
 
 _THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL)
 _HERMES_TOKENS = re.compile(r"```|`[^`\n]*`|<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
-_BLOCKS = re.compile(r"<tool_call>.*?</tool_call>", re.DOTALL)
+_REST = re.compile(r"(?:[^\n<]|<(?!tool_call>))*")  # the rest of the line, up to a next block
 _TAG = re.compile(r"</?[\w|-]+>|<\|[\w-]+\|>")
 _FENCE = re.compile(r"\A```(?:json)?\s*(.*?)\s*```\Z", re.DOTALL)
 _PYTHON_TAG = "<|python_tag|>"
@@ -59,10 +60,9 @@ def _unfenced(body: str) -> str:
 
 def _quoted(text: str, end: int) -> bool:
     """Whether the sentence goes on after a block that ends at ``end``: words after it on its line (tags
-    and further blocks aside) make it a call quoted in prose, not a call."""
-    line_end = text.find("\n", end)
-    rest = _BLOCKS.sub("", text[end : len(text) if line_end < 0 else line_end])
-    return bool(_TAG.sub("", rest).strip())
+    and a next block aside) make it a call quoted in prose, not a call."""
+    rest = _REST.match(text, end)
+    return bool(rest and _TAG.sub("", rest.group(0)).strip())
 
 
 def hermes_calls(text: str) -> list[Call]:
@@ -181,6 +181,8 @@ def answer_text(text: str) -> str:
 
 def text_calls(text: str, formats: Sequence[str] = DEFAULT_FORMATS) -> list[Call]:
     """The calls written in ``text`` outside thinking, in the given forms, form by form."""
+    if len(text) > MAX_TEXT:
+        raise MalformedCall(f"the completion is longer than {MAX_TEXT} characters")
     text = answer_text(text)
     calls: list[Call] = []
     for form in formats:

@@ -8,12 +8,15 @@ A call's score is the share of its reference call's arguments it gets right (0 f
 ``partial`` mode pays the paired calls' total divided by the larger of the two call counts, so a missing call
 and an extra call each cost a share; ``exact`` mode pays 1.0 only when every call pairs off perfectly.
 With the row's ``tools`` (function schemas), a call to a function not among them, or whose arguments its
-schema rejects (a required argument missing, a wrong type), scores 0.
+schema rejects (a required argument missing, a wrong type), scores 0. So does every call to a function the
+completion calls more often than the reference does: a call repeated, or repeated with each value it might
+take, is a hedge, not an answer.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -180,6 +183,13 @@ class ToolCallVerifier(Verifier):
                         problems[i] = errors
                         rejected.add(i)
                         status = status if status != OK else SCHEMA_VIOLATION
+        wanted = Counter(r.name for r in expected)
+        made = Counter(c.name for c in calls)
+        for i, call in enumerate(calls):
+            if 0 < wanted[call.name] < made[call.name] and i not in rejected:
+                times = f"{made[call.name]} times, the reference {wanted[call.name]}"
+                problems[i] = [f"{call.name!r} called {times}: a hedge or a repeat earns nothing"]
+                rejected.add(i)
         table = [
             [0.0 if i in rejected else score_call(c, r, (schemas or {}).get(r.name), self.rules)[0] for r in expected]
             for i, c in enumerate(calls)
