@@ -106,6 +106,19 @@ def test_verl_loads_the_module_by_path_and_scores_with_an_env_configured_spec(tm
     assert extra == {}
 
 
+def test_a_routes_files_spec_paths_follow_the_one_path_rule_relative_to_the_file(tmp_path, monkeypatch):
+    # A spec file with no suffix is a path where it exists beside the routes file; a name that is no file
+    # there stays a registered reward's name (is_spec_path, as everywhere else).
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "math_spec").write_text("reward: math_accuracy\n")
+    routes = tmp_path / "routes.yaml"
+    routes.write_text("openai/gsm8k: specs/math_spec\n'*': think_format\n")
+    monkeypatch.chdir(tmp_path / "specs")  # not where the routes file is
+    verl.configure(str(routes))
+    assert verl.routes() == {"openai/gsm8k": str(tmp_path / "specs" / "math_spec"), "*": "think_format"}
+    assert verl.compute_score("openai/gsm8k", "\\boxed{4}", "4") == 1.0
+
+
 def test_routes_by_data_source_with_globs_and_a_fallback(tmp_path, monkeypatch):
     routes = tmp_path / "routes.yaml"
     (tmp_path / "math.yaml").write_text("reward: math_accuracy\n")
