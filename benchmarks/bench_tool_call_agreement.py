@@ -156,6 +156,7 @@ def compare(root: Path) -> dict[str, Any]:
     examples: dict[tuple[str, bool, bool], list[str]] = defaultdict(list)
     by_variant: dict[str, Counter[str]] = defaultdict(Counter)
     ours_seconds = theirs_seconds = 0.0
+    runs: list[tuple[list[dict[str, Any]], Calls, Calls, str]] = []
     for category in CATEGORIES:
         entries = read_jsonl(data / f"BFCL_v4_{category}.json")
         answers = {
@@ -165,12 +166,13 @@ def compare(root: Path) -> dict[str, Any]:
         for entry in entries:
             answer, functions = answers[entry["id"]], entry["function"]
             for variant, output in candidates(functions, answer, category).items():
-                started = time.perf_counter()
+                runs.append((functions, output, answer, category))
+                started = time.process_time()
                 theirs = bool(checker(functions, output, answer, python, category, "stub_model")["valid"])
-                theirs_seconds += time.perf_counter() - started
-                started = time.perf_counter()
+                theirs_seconds += time.process_time() - started
+                started = time.process_time()
                 verdict = verifier.verify(hermes(output), answer, tools=functions)
-                ours_seconds += time.perf_counter() - started
+                ours_seconds += time.process_time() - started
                 ours = verdict.correct
                 default_agree += defaults.verify(hermes(output), answer, tools=functions).correct == theirs
                 counts["candidates"] += 1
@@ -185,7 +187,10 @@ def compare(root: Path) -> dict[str, Any]:
                     if len(examples[key]) < 3:
                         examples[key].append(f"{entry['id']} ({verdict.status}: {verdict.details.get('problems')})")
         per_category[category] = counts
+    warm_ours, warm_theirs = second_pass(runs, checker, python, verifier)
     return {
+        "warm_ours_seconds": warm_ours,
+        "warm_theirs_seconds": warm_theirs,
         "categories": per_category,
         "variants": by_variant,
         "classes": classes,
@@ -194,6 +199,21 @@ def compare(root: Path) -> dict[str, Any]:
         "theirs_seconds": theirs_seconds,
         "default_agree": default_agree,
     }
+
+
+def second_pass(
+    runs: list[tuple[list[dict[str, Any]], Calls, Calls, str]], checker: Any, python: Any, verifier: ToolCallVerifier
+) -> tuple[float, float]:
+    """CPU seconds of both over the same candidates again: every schema compiled, every row's tools cached."""
+    ours = theirs = 0.0
+    for functions, output, answer, category in runs:
+        started = time.process_time()
+        checker(functions, output, answer, python, category, "stub_model")
+        theirs += time.process_time() - started
+        started = time.process_time()
+        verifier.verify(hermes(output), answer, tools=functions)
+        ours += time.process_time() - started
+    return ours, theirs
 
 
 def report(result: dict[str, Any]) -> str:
@@ -208,10 +228,13 @@ def report(result: dict[str, Any]) -> str:
         "model results, so the candidates are built, not sampled."
         + (f" BFCL at {result['source']}." if result.get("source") else ""),
         "",
-        f"**Agreement: {agree}/{total} candidates ({100 * agree / total:.2f}%).** Time to judge them all, same "
-        f"run: ours {result['ours_seconds']:.2f} s (parsing the Hermes text and checking JSON Schema included), "
-        f"BFCL's checker {result['theirs_seconds']:.2f} s on the parsed calls "
-        f"({result['ours_seconds'] / result['theirs_seconds']:.1f}x). With the verifier's defaults (`strings: exact`, "
+        f"**Agreement: {agree}/{total} candidates ({100 * agree / total:.2f}%).** CPU time to judge them all, same "
+        f"run: ours {result['ours_seconds']:.2f} s (parsing the Hermes text and checking JSON Schema included, each "
+        f"schema compiled on first sight), BFCL's checker {result['theirs_seconds']:.2f} s on the parsed calls "
+        f"({result['ours_seconds'] / result['theirs_seconds']:.1f}x); a second pass over the same candidates "
+        f"(schemas compiled, tools cached): ours {result['warm_ours_seconds']:.2f} s, BFCL's "
+        f"{result['warm_theirs_seconds']:.2f} s ({result['warm_ours_seconds'] / result['warm_theirs_seconds']:.1f}x). "
+        "With the verifier's defaults (`strings: exact`, "
         f"`5.0` accepted for an integer) the agreement is {result['default_agree']}/{total} "
         f"({100 * result['default_agree'] / total:.2f}%): those two rules are where the defaults differ from BFCL's "
         "on purpose.",

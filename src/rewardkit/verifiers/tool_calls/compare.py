@@ -52,7 +52,7 @@ def same(value: Any, expected: Any, schema: Mapping[str, Any], rules: Rules, cho
     """Whether ``value`` matches the accepted value ``expected`` for a parameter typed by ``schema``.
 
     ``choices``: ``expected``'s objects map each key to a list of accepted values (BFCL's nested answers)."""
-    if choices and isinstance(expected, Mapping):
+    if choices and isinstance(expected, dict):
         return _choice_object(value, expected, schema, rules)
     if isinstance(value, bool) or isinstance(expected, bool):
         return isinstance(value, bool) and isinstance(expected, bool) and value == expected
@@ -66,13 +66,13 @@ def same(value: Any, expected: Any, schema: Mapping[str, Any], rules: Rules, cho
         return normalise(value, rules.strings) == normalise(expected, rules.strings)
     if "string" in kinds and _scalar(value) and _scalar(expected):
         return normalise(str(value), rules.strings) == normalise(str(expected), rules.strings)
-    if isinstance(value, Sequence) and isinstance(expected, Sequence) and not isinstance(value, (str, bytes)):
-        if isinstance(expected, (str, bytes)) or len(value) != len(expected):
+    if isinstance(value, (list, tuple)) and isinstance(expected, (list, tuple)):
+        if len(value) != len(expected):
             return False
         items = schema.get("items")
         item_schema = items if isinstance(items, Mapping) else {}
         return all(same(v, e, item_schema, rules, choices) for v, e in zip(value, expected, strict=True))
-    if isinstance(value, Mapping) and isinstance(expected, Mapping):
+    if isinstance(value, dict) and isinstance(expected, dict):
         if set(value) != set(expected):
             return False
         properties = schema.get("properties")

@@ -63,16 +63,15 @@ _DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant, 
 
 def depth(value: Any) -> int:
     """How deep lists and objects nest in ``value`` (a scalar is 0), without recursion."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
+    if not isinstance(value, (dict, list, tuple)):
+        return 0
+    deepest, stack = 1, [(value, 1)]
+    while stack and deepest <= MAX_DEPTH:
         item, level = stack.pop()
-        children = item.values() if isinstance(item, Mapping) else item if isinstance(item, list) else None
-        if children is None:
-            continue
         deepest = max(deepest, level)
-        if level > MAX_DEPTH:
-            break
-        stack.extend((child, level + 1) for child in children)
+        for child in item.values() if isinstance(item, dict) else item:
+            if isinstance(child, (dict, list, tuple)):
+                stack.append((child, level + 1))
     return deepest
 
 
@@ -114,9 +113,10 @@ def load_json_values(text: str, where: str, separators: str = "") -> list[Any]:
     return values
 
 
-def read_call(item: Any, where: str) -> Call:
+def read_call(item: Any, where: str, checked: bool = False) -> Call:
     """One call from ``{"name", "arguments"|"parameters"}`` or OpenAI's ``{"function": {...}}``; arguments
-    given as a JSON string (OpenAI's form, or a string inside a string) are read as JSON."""
+    given as a JSON string (OpenAI's form, or a string inside a string) are read as JSON. ``checked``: the
+    item came from :func:`load_json_values`, already within the bounds."""
     if isinstance(item, Mapping) and isinstance(item.get("function"), Mapping):
         item = item["function"]
     if not isinstance(item, Mapping):
@@ -133,11 +133,12 @@ def read_call(item: Any, where: str) -> Call:
         if not isinstance(arguments, str):
             break
         arguments = load_json(arguments, f"{where}: the arguments of {name!r}") if arguments.strip() else {}
+        checked = True
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, Mapping):
         raise MalformedCall(f"{where}: the arguments of {name!r} must be an object, got {type(arguments).__name__}")
-    return Call(name, _bounded(dict(arguments), where))
+    return Call(name, dict(arguments) if checked else _bounded(dict(arguments), where))
 
 
 def _dotted(node: ast.expr) -> str | None:

@@ -1,7 +1,7 @@
 """Schema checks: a call's arguments against its function's JSON Schema, compiled once per schema.
 
 A row's tools are read once per distinct tools value (:func:`row_tools`, a bounded LRU keyed by the value's
-canonical JSON) and each parameters schema is compiled once (:func:`checker`, keyed the same way). A schema
+JSON) and each parameters schema is compiled once (:func:`checker`, a bounded LRU keyed by its canonical JSON). A schema
 made only of ``type``, ``properties``, ``required``, ``items``, ``enum``, ``additionalProperties`` and
 annotations (``description``, ``title``, ``default``, ``examples``) is checked by a small checker here, with
 JSON Schema's meaning and jsonschema's messages; it is valid JSON Schema by construction, so the metaschema
@@ -29,7 +29,7 @@ _TYPES: dict[str, Callable[[Any], bool]] = {
     "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
     "boolean": lambda v: isinstance(v, bool),
     "array": lambda v: isinstance(v, list),
-    "object": lambda v: isinstance(v, Mapping),
+    "object": lambda v: isinstance(v, dict),
     "null": lambda v: v is None,
 }
 _ANNOTATIONS = {"description": str, "title": str, "default": object, "examples": list}
@@ -51,7 +51,7 @@ def row_tools(tools: Any) -> dict[str, tuple[Mapping[str, Any], str]]:
         return _row_tools(json.dumps(tools))
     if hasattr(tools, "tolist"):
         tools = tools.tolist()
-    return _row_tools(json.dumps(tools, sort_keys=True, default=repr))
+    return _row_tools(json.dumps(tools, default=repr))  # key order kept: another order is only a cache miss
 
 
 def _equal(one: Any, two: Any) -> bool:
@@ -111,7 +111,7 @@ def _compile(schema: Any) -> Check:
             errors.append(("type", value, kind, f"{value!r} is not of type {shown}"))
         if enum is not None and not any(_equal(value, member) for member in enum):
             errors.append(("enum", value, enum, f"{value!r} is not one of {enum!r}"))
-        if isinstance(value, Mapping):
+        if isinstance(value, dict):
             for name, sub in properties.items():
                 if name in value:
                     errors.extend(sub(value[name]))

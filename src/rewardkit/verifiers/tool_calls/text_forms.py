@@ -50,7 +50,7 @@ _GLAIVE = re.compile(r"""\A\{\s*"name"\s*:\s*"([^"\\]+)"\s*,\s*"arguments"\s*:\s
 
 def _items(parsed: object, where: str) -> list[Call]:
     items = parsed if isinstance(parsed, list) else [parsed]
-    return [read_call(item, where) for item in items]
+    return [read_call(item, where, checked=True) for item in items]
 
 
 def _unfenced(body: str) -> str:
@@ -103,7 +103,7 @@ def mistral_calls(text: str) -> list[Call]:
         body = chunk.split("</s>")[0].strip()
         if "[ARGS]" in body and not body.startswith(("[", "{")):
             name, _, arguments = body.partition("[ARGS]")
-            calls.append(read_call({"name": name.strip(), "arguments": load_json(arguments, where)}, where))
+            calls.append(read_call({"name": name.strip(), "arguments": load_json(arguments, where)}, where, True))
         else:
             for parsed in load_json_values(body, where):
                 calls.extend(_items(parsed, where))
@@ -123,7 +123,7 @@ def deepseek_calls(text: str) -> list[Call]:
             name, _, body = body.partition("\n")
         else:
             name = head
-        calls.append(read_call({"name": name.strip(), "arguments": load_json(_unfenced(body), where)}, where))
+        calls.append(read_call({"name": name.strip(), "arguments": load_json(_unfenced(body), where)}, where, True))
     return calls
 
 
