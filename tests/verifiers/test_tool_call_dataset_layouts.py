@@ -240,3 +240,56 @@ def test_unreadable_rows_are_invalid_reference_never_a_crash(reference, tools):
     context = {} if tools is None else {"tools": tools}
     verdict = verify(hermes("f", {"a": 1}), reference, **context)
     assert verdict.status == "invalid_reference", verdict
+
+
+# APIGen-MT: conversations where each call is its own "function_call" turn, then an observation and a reply.
+APIGEN_CONVERSATION = [
+    {"from": "human", "value": "Move my 3pm meeting to 4pm and tell Ana."},
+    {"from": "function_call", "value": '{"name": "move_event", "arguments": {"event": "3pm sync", "to": "16:00"}}'},
+    {"from": "function_call", "value": '{"name": "send_message", "arguments": {"to": "Ana", "text": "Moved to 4pm"}}'},
+    {"from": "observation", "value": '{"ok": true}'},
+    {"from": "gpt", "value": "Done: the meeting is at 4pm and Ana knows."},
+]
+
+
+def test_apigen_mt_function_call_turns_are_the_reference():
+    both = [
+        {"name": "send_message", "arguments": {"to": "Ana", "text": "Moved to 4pm"}},
+        {"name": "move_event", "arguments": {"event": "3pm sync", "to": "16:00"}},
+    ]
+    assert verify(hermes_all(both), APIGEN_CONVERSATION).score == 1.0
+    assert verify(hermes_all(both[:1]), APIGEN_CONVERSATION).score == 0.5
+
+
+def hermes_all(calls):
+    return "\n".join(hermes(c["name"], c["arguments"]) for c in calls)
+
+
+def test_glaive_system_prompt_with_one_json_object_per_function():
+    system = (
+        "SYSTEM: You are a helpful assistant with access to the following functions. Use them if required -\n"
+        '{\n    "name": "convert_currency",\n    "description": "Convert money",\n    "parameters": {\n'
+        '        "type": "object",\n        "properties": {"amount": {"type": "number"}, "from": {"type": "string"},'
+        ' "to": {"type": "string"}},\n        "required": ["amount", "from", "to"]\n    }\n}\n\n'
+        '{\n    "name": "get_news", "parameters": {"type": "object", "properties": {}}\n}\n'
+    )
+    assert set(tool_schemas(system)) == {"convert_currency", "get_news"}
+    right = verify(
+        hermes("convert_currency", {"amount": 50, "from": "USD", "to": "JPY"}), GLAIVE_REFERENCE, tools=system
+    )
+    assert (right.score, right.status) == (1.0, "ok")
+    bad = verify(
+        hermes("convert_currency", {"amount": "50", "from": "USD", "to": "JPY"}), GLAIVE_REFERENCE, tools=system
+    )
+    assert bad.status == "schema_violation"
+
+
+def test_toolace_conversation_with_a_final_text_reply_gives_the_earlier_pythonic_calls():
+    conversation = [
+        {"from": "user", "value": "Is TP1234 on time today?"},
+        {"from": "assistant", "value": '[flight_status(flight="TP1234")]'},
+        {"from": "tool", "value": '[{"name": "flight_status", "results": {"status": "on time"}}]'},
+        {"from": "assistant", "value": "TP1234 is on time."},
+    ]
+    assert verify(hermes("flight_status", {"flight": "TP1234"}), conversation, tools=TOOLACE_SYSTEM).score == 1.0
+    assert verify(hermes("flight_status", {"flight": "TP4321"}), conversation).score == 0.0

@@ -66,6 +66,11 @@ ACCEPTED = [
     ("deepseek_v3", DS_V3),
     ("deepseek_v31", DS_V31),
     ("glaive_functioncall", GLAIVE + " <|endoftext|>"),
+    (
+        "qwen3_coder_xml",
+        "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+        "<parameter=unit>\ncelsius\n</parameter>\n</function>\n</tool_call>",
+    ),
 ]
 
 
@@ -234,3 +239,18 @@ def test_deep_arguments_given_as_objects_are_bounded_too():
         }
     ]
     assert verify(message).status == "malformed_call"
+
+
+def test_qwen3_coder_values_read_as_json_when_they_are_and_llama_built_in_tools():
+    xml = (
+        "<tool_call>\n<function=f>\n<parameter=n>\n5\n</parameter>\n"
+        "<parameter=zip>\n02134\n</parameter>\n</function>\n</tool_call>"
+    )
+    assert verify(xml, [{"name": "f", "arguments": {"n": 5, "zip": "02134"}}]).score == 1.0
+    twice = xml.replace("<parameter=zip>\n02134", "<parameter=n>\n6")
+    assert verify(twice, [{"name": "f", "arguments": {"n": 5}}]).status == "malformed_call"
+    assert (
+        verify("<tool_call><function=f>oops</tool_call>", [{"name": "f", "arguments": {}}]).status == "malformed_call"
+    )
+    search = '<|python_tag|>brave_search.call(query="weather in Paris")<|eom_id|>'
+    assert verify(search, [{"name": "brave_search", "arguments": {"query": "weather in Paris"}}]).score == 1.0

@@ -1,13 +1,15 @@
 """Dataset layouts: reference calls and tools as real datasets store them, brought to one form.
 
 * A **conversation** (ShareGPT ``{"from", "value"}`` or chat ``{"role", "content"}`` turns, as Hermes
-  function-calling, ToolACE and Glaive store rows) as the reference: its last assistant (``gpt``) turn's calls.
+  function-calling, ToolACE, Glaive and APIGen-MT store rows) as the reference: the calls of its last assistant
+  (``gpt``) turn that makes any, or of its last run of ``function_call`` turns (APIGen-MT).
   As the tools: its system turn's text.
 * **Reference text** in any call form :mod:`.text_forms` reads (``<tool_call>``, Glaive's ``<functioncall>``,
   ToolACE's ``[f(a=1)]``...). A ``<tool_call>`` body written as a Python literal (single quotes, as
   Hermes function-calling v1 writes it) is read as one.
-* **Tools in text**: a ``<tools>...</tools>`` block (Hermes) or the first JSON list of functions in a system
-  prompt (ToolACE), JSON or a Python literal.
+* **Tools in text**: a ``<tools>...</tools>`` block (Hermes), the first JSON list of functions in a system
+  prompt (ToolACE), JSON or a Python literal, or the JSON objects with a ``name`` written one after another
+  (Glaive's system prompt).
 * **xLAM-style parameters** (``{"city": {"type": "str", "description": ..., "default": ...}}`` in place of a
   JSON Schema): made a JSON Schema. Python type names become JSON Schema's (``str``, ``int``, ``float``,
   ``bool``, ``List[...]``, ``Dict[...]``; ``Optional[X]``/``X, optional`` as ``X``); a type it cannot name
@@ -22,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rewardkit.verifiers.tool_calls.parsing import Call, MalformedCall, load_json_values, python_literal, read_call
-from rewardkit.verifiers.tool_calls.text_forms import FORMATS, text_calls
+from rewardkit.verifiers.tool_calls.text_forms import FORMATS, MARKERS, text_calls
 
 _ASSISTANT = {"assistant", "gpt", "model", "function_call"}
 _TOOLS_BLOCK = re.compile(r"<tools>(.*?)</tools>", re.DOTALL)
@@ -64,13 +66,34 @@ def is_conversation(value: Any) -> bool:
 
 
 def conversation_reference(turns: Sequence[Mapping[str, Any]]) -> Any:
-    """The last assistant turn of a conversation: its ``tool_calls``, else its text."""
-    for role, turn in reversed([t for t in map(_turn, turns) if t is not None]):
-        if role in _ASSISTANT:
-            if turn.get("tool_calls"):
-                return list(turn["tool_calls"])
-            return turn.get("value", turn.get("content"))
-    return None
+    """The calls of a conversation's last assistant turn that makes any: its ``tool_calls``, a run of
+    ``function_call`` turns (APIGen-MT's, one call each), or a call written in its text; else the last
+    assistant turn's text (which then holds no call)."""
+    read = [t for t in map(_turn, turns) if t is not None]
+    last_text = None
+    for index in range(len(read) - 1, -1, -1):
+        role, turn = read[index]
+        if role == "function_call":
+            run = [turn]
+            while index > 0 and read[index - 1][0] == "function_call":
+                index -= 1
+                run.insert(0, read[index][1])
+            return [t.get("value", t.get("content")) for t in run]
+        if role not in _ASSISTANT:
+            continue
+        if turn.get("tool_calls"):
+            return list(turn["tool_calls"])
+        text = turn.get("value", turn.get("content"))
+        if last_text is None:
+            last_text = text
+        if isinstance(text, str) and _has_calls(text):
+            return text
+    return last_text
+
+
+def _has_calls(text: str) -> bool:
+    body = text.strip()
+    return any(marker in body for marker in MARKERS.values()) or (body.startswith("[") and body.endswith(")]"))
 
 
 def conversation_system(turns: Sequence[Mapping[str, Any]]) -> str:
@@ -104,6 +127,8 @@ def reference_text_calls(text: str) -> list[Call]:
 
 def tools_from_text(text: str) -> Any:
     """The tools written in a text: JSON, a ``<tools>`` block, or the first JSON list in a system prompt."""
+    if len(text) > 1_000_000:
+        raise MalformedCall("the tools text is longer than 1,000,000 characters")
     try:
         return json.loads(text)
     except ValueError:
@@ -118,6 +143,19 @@ def tools_from_text(text: str) -> Any:
             return decoder.raw_decode(text, match.start())[0]
         except ValueError:
             continue
+    functions: list[dict[str, Any]] = []
+    at = 0  # Glaive: one JSON object per function, one after another in the prompt
+    while len(functions) < 1000 and (at := text.find("{", at)) >= 0:
+        try:
+            value, end = decoder.raw_decode(text, at)
+        except ValueError:
+            at += 1
+            continue
+        if isinstance(value, dict) and isinstance(value.get("name"), str):
+            functions.append(value)
+        at = end
+    if functions:
+        return functions
     raise MalformedCall("the tools are neither JSON nor a <tools> block nor a JSON list of functions in the text")
 
 

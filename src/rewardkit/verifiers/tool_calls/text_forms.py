@@ -3,9 +3,12 @@
 Read by default, each behind a model's own marker:
 
 * ``hermes``: ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` (Qwen2.5/Qwen3, Hermes; one call,
-  a list, or several objects one per line as ToolRL writes them). One inside a code fence or inline code, or
-  quoted in the middle of a sentence (words go on after it on its line), is text about a call, not a call.
-* ``python_tag``: Llama 3.1/3.2's ``<|python_tag|>{"name": ..., "parameters": {...}}`` (``;`` between calls).
+  a list, or several objects one per line as ToolRL writes them), or Qwen3-Coder's
+  ``<tool_call><function=name><parameter=key>value</parameter></function></tool_call>`` (a value that reads
+  as JSON is read as JSON, else kept as text). One inside a code fence or inline code, or quoted in the
+  middle of a sentence (words go on after it on its line), is text about a call, not a call.
+* ``python_tag``: Llama 3.1/3.2's ``<|python_tag|>{"name": ..., "parameters": {...}}`` (``;`` between calls),
+  or a built-in tool's ``<|python_tag|>brave_search.call(query="...")``.
 * ``mistral``: ``[TOOL_CALLS] [{"name": ..., "arguments": {...}}]`` and the newer ``[TOOL_CALLS]name[ARGS]{...}``.
 * ``deepseek``: DeepSeek V3/R1's ``<｜tool▁call▁begin｜>function<｜tool▁sep｜>name`` + a fenced JSON
   body, and V3.1's ``<｜tool▁call▁begin｜>name<｜tool▁sep｜>{...}<｜tool▁call▁end｜>``.
@@ -40,6 +43,8 @@ _HERMES_TOKENS = re.compile(r"```|`[^`\n]*`|<tool_call>(.*?)(?:</tool_call>|\Z)"
 _REST = re.compile(r"(?:[^\n<]|<(?!tool_call>))*")  # the rest of the line, up to a next block
 _TAG = re.compile(r"</?[\w|-]+>|<\|[\w-]+\|>")
 _FENCE = re.compile(r"\A```(?:json)?\s*(.*?)\s*```\Z", re.DOTALL)
+_XML_FUNCTION = re.compile(r"<function=([^>\n]+)>(.*?)</function>", re.DOTALL)
+_XML_PARAMETER = re.compile(r"<parameter=([^>\n]+)>(.*?)</parameter>", re.DOTALL)
 _PYTHON_TAG = "<|python_tag|>"
 _MISTRAL = "[TOOL_CALLS]"
 _DS_CALL = re.compile("<｜tool▁call▁begin｜>(.*?)(?:<｜tool▁call▁end｜>|\\Z)", re.DOTALL)
@@ -81,8 +86,38 @@ def hermes_calls(text: str) -> list[Call]:
         where = f"<tool_call> block {number}"
         if not token.endswith("</tool_call>"):
             raise MalformedCall(f"{where} is not closed")
-        for parsed in load_json_values(_unfenced(match.group(1)), where):
+        body = _unfenced(match.group(1))
+        if body.startswith("<function="):
+            calls.extend(xml_calls(body, where))
+            continue
+        for parsed in load_json_values(body, where):
             calls.extend(_items(parsed, where))
+    return calls
+
+
+def _xml_value(text: str) -> object:
+    """A Qwen3-Coder parameter's text: JSON when it reads as JSON (a number, ``true``, an object), else the
+    text itself."""
+    value = text.strip("\n")
+    try:
+        return load_json(value, "a parameter")
+    except MalformedCall:
+        return value
+
+
+def xml_calls(body: str, where: str) -> list[Call]:
+    """Qwen3-Coder's ``<function=name><parameter=key>value</parameter>...</function>`` inside a block."""
+    calls = []
+    for function in _XML_FUNCTION.finditer(body):
+        arguments: dict[str, object] = {}
+        for parameter in _XML_PARAMETER.finditer(function.group(2)):
+            key = parameter.group(1).strip()
+            if key in arguments:
+                raise MalformedCall(f"{where}: the parameter {key!r} is written twice")
+            arguments[key] = _xml_value(parameter.group(2))
+        calls.append(read_call({"name": function.group(1).strip(), "arguments": arguments}, where))
+    if not calls or _XML_FUNCTION.sub("", body).strip():
+        raise MalformedCall(f"{where}: not a <function=name>...</function> call")
     return calls
 
 
@@ -90,7 +125,10 @@ def python_tag_calls(text: str) -> list[Call]:
     calls: list[Call] = []
     for number, chunk in enumerate(text.split(_PYTHON_TAG)[1:], 1):
         where = f"<|python_tag|> call {number}"
-        body = chunk.split("<|eom_id|>")[0].split("<|eot_id|>")[0]
+        body = chunk.split("<|eom_id|>")[0].split("<|eot_id|>")[0].strip()
+        if not body.startswith(("{", "[")):  # a built-in tool: brave_search.call(query="...")
+            calls.extend(Call(c.name.removesuffix(".call"), c.arguments) for c in pythonic_calls(body, where))
+            continue
         for parsed in load_json_values(body, where, separators=";"):
             calls.extend(_items(parsed, where))
     return calls
@@ -163,7 +201,7 @@ READERS: dict[str, Callable[[str], list[Call]]] = {
     "json": json_calls,
     "pythonic": whole_pythonic_calls,
 }
-_MARKERS = {
+MARKERS = {
     "hermes": "<tool_call>",
     "python_tag": _PYTHON_TAG,
     "mistral": _MISTRAL,
@@ -186,7 +224,7 @@ def text_calls(text: str, formats: Sequence[str] = DEFAULT_FORMATS) -> list[Call
     text = answer_text(text)
     calls: list[Call] = []
     for form in formats:
-        marker = _MARKERS.get(form)
+        marker = MARKERS.get(form)
         if marker is None or marker in text:
             calls.extend(READERS[form](text))
     return calls
