@@ -10,7 +10,7 @@ import pytest
 
 import rewardkit as rk
 from rewardkit._errors import ConfigError
-from rewardkit.scoring.loading import is_spec_path, resolve_reward
+from rewardkit.scoring.loading import is_spec_path, resolve_reward, spec_data
 
 TAGGED = "<think>a</think><answer>b</answer>"
 SPEC = {"combine": "sum", "terms": [{"reward": "tag_format"}]}
@@ -58,3 +58,13 @@ def test_bad_names_say_what_was_expected(tmp_path: Path) -> None:
         assert reward(prompts=["q"], completions=[r"\boxed{4}"], gold=["4"]) == [1.0]
     finally:
         reward.close()
+
+
+def test_the_spec_a_ray_actor_is_sent_builds_the_same_reward_as_what_named_it(tmp_path: Path) -> None:
+    path = tmp_path / "spec.yaml"
+    path.write_text(json.dumps(SPEC))  # JSON is YAML
+    assert spec_data(path) == spec_data(str(path)) == spec_data(SPEC) == SPEC  # a file is read here
+    assert spec_data("tag_format") == {"reward": "tag_format"}
+    named = spec_data("tag_format", {"strict": True})
+    assert named == {"reward": "tag_format", "params": {"strict": True}}
+    assert _values(rk.build_reward(named)) == _values(resolve_reward("tag_format", {"strict": True}))

@@ -73,6 +73,17 @@ def resolve_reward(
     return built
 
 
+def spec_data(reward: Mapping[str, Any] | str | Path, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The spec a Ray actor or replica builds ``reward`` from: a spec (a mapping, or a path by
+    :func:`is_spec_path`, read here so a cluster's nodes need not see the file) as its data; a registered
+    name, with ``params``, as a one-term spec."""
+    from rewardkit.rewards.spec import load_spec
+
+    if isinstance(reward, Mapping) or is_spec_path(reward):
+        return dict(load_spec(reward))
+    return {"reward": reward, "params": dict(params)} if params else {"reward": reward}
+
+
 def reward_leaves(reward: Any) -> Iterator[Any]:
     """The leaf rewards of a composed reward (through combinators' terms and ``where`` wrappers)."""
     all_terms = getattr(reward, "all_terms", None)

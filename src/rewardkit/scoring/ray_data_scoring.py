@@ -179,17 +179,11 @@ def spec_of(
 ) -> tuple[dict[str, Any], str]:
     """The spec of a spec file, or of a registered reward's name with ``params`` (``-p``), and the reward's name:
     checked on the driver by building it once, as every actor will (with ``reference_key``)."""
-    from rewardkit.rewards.spec import load_spec
-    from rewardkit.scoring.loading import is_spec_path, resolve_reward
+    from rewardkit.scoring.loading import resolve_reward, spec_data
 
-    if is_spec_path(reward_arg):
-        with resolve_reward(reward_arg, dict(params or {}), reference_key) as built:  # -p with a spec: that error
-            _refuse_groups(built)
-            return dict(load_spec(reward_arg)), built.name
-    spec = {"reward": reward_arg, "params": dict(params)} if params else {"reward": reward_arg}
-    with resolve_reward(spec, None, reference_key) as built:
+    with resolve_reward(reward_arg, dict(params or {}), reference_key) as built:  # -p with a spec: that error
         _refuse_groups(built)
-        return spec, built.name
+        return spec_data(reward_arg, params), built.name
 
 
 def _refuse_groups(reward: Any) -> None:

@@ -80,16 +80,13 @@ class RayServeOptions:
 def reward_source(
     reward_arg: str | Mapping[str, Any], params: Mapping[str, Any], reference_key: str | None
 ) -> dict[str, Any]:
-    """What a replica builds its reward from: the spec's data (or a registered name and its parameters),
-    checked here first so a bad spec fails before any replica starts."""
-    from rewardkit.rewards.spec import load_spec
-    from rewardkit.scoring.loading import is_spec_path, resolve_reward
+    """What a replica builds its reward from: the spec's data (a registered name and its parameters as a
+    one-term spec, ``scoring.loading.spec_data``), checked here first so a bad spec fails before any replica
+    starts."""
+    from rewardkit.scoring.loading import resolve_reward, spec_data
 
     resolve_reward(reward_arg, dict(params), reference_key).close()
-    spec: Any = reward_arg
-    if isinstance(reward_arg, Mapping) or is_spec_path(reward_arg):
-        spec = load_spec(reward_arg)
-    return {"reward": spec, "params": dict(params), "reference_key": reference_key}
+    return {"reward": spec_data(reward_arg, params), "reference_key": reference_key}
 
 
 def _replica_class() -> Any:
@@ -105,7 +102,7 @@ def _replica_class() -> Any:
         def __init__(self, source: dict[str, Any], settings: ServeSettings) -> None:
             from rewardkit.scoring.loading import resolve_reward
 
-            self.reward = resolve_reward(source["reward"], source["params"], source["reference_key"])
+            self.reward = resolve_reward(source["reward"], None, source["reference_key"])
             self.settings = settings
 
         def __serve_build_asgi_app__(self) -> Any:
