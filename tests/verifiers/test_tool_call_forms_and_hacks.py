@@ -254,3 +254,14 @@ def test_qwen3_coder_values_read_as_json_when_they_are_and_llama_built_in_tools(
     )
     search = '<|python_tag|>brave_search.call(query="weather in Paris")<|eom_id|>'
     assert verify(search, [{"name": "brave_search", "arguments": {"query": "weather in Paris"}}]).score == 1.0
+
+
+def test_a_message_whose_content_echoes_its_parsed_tool_calls_counts_each_call_once():
+    parsed = {"type": "function", "function": {"name": "get_weather", "arguments": json.dumps(CALL["arguments"])}}
+    echoed = [{"role": "assistant", "content": f"<tool_call>\n{BODY}\n</tool_call>", "tool_calls": [parsed]}]
+    assert verify(echoed).score == 1.0
+    other = json.dumps({"name": "get_weather", "arguments": {"city": "Lyon", "unit": "celsius"}})
+    hedged = [{"role": "assistant", "content": f"<tool_call>\n{other}\n</tool_call>", "tool_calls": [parsed]}]
+    assert verify(hedged, mode="partial").score == 0.0
+    legacy = [{"role": "assistant", "content": None, "function_call": parsed["function"]}]
+    assert verify(legacy).score == 1.0

@@ -24,16 +24,25 @@ def message_text(message: Mapping[str, Any]) -> str:
 
 
 def message_calls(message: Mapping[str, Any], formats: Sequence[str] = DEFAULT_FORMATS) -> list[Call]:
-    """An assistant message's calls: its ``tool_calls``, then any calls written in its content."""
+    """An assistant message's calls: its ``tool_calls`` (or OpenAI's older ``function_call``), then the calls
+    written in its content, less those the content only repeats from ``tool_calls`` (a server that parsed
+    the calls and left their text in place)."""
     calls: list[Call] = []
     raw = message.get("tool_calls") or []
+    if isinstance(message.get("function_call"), Mapping):
+        raw = [*raw, message["function_call"]] if isinstance(raw, list) else raw
     if not isinstance(raw, Sequence) or isinstance(raw, (str, bytes)):
         raise MalformedCall(f"tool_calls must be a list, got {type(raw).__name__}")
     for number, item in enumerate(raw, 1):
         calls.append(read_call(item, f"tool_calls[{number - 1}]"))
     content = message_text(message)
     if content:
-        calls.extend(text_calls(content, formats))
+        echoed = list(calls)
+        for call in text_calls(content, formats):
+            if call in echoed:
+                echoed.remove(call)
+            else:
+                calls.append(call)
     return calls
 
 
