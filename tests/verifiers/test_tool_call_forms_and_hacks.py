@@ -265,3 +265,21 @@ def test_a_message_whose_content_echoes_its_parsed_tool_calls_counts_each_call_o
     assert verify(hedged, mode="partial").score == 0.0
     legacy = [{"role": "assistant", "content": None, "function_call": parsed["function"]}]
     assert verify(legacy).score == 1.0
+
+
+def test_toolrl_output_with_a_response_after_the_call_on_the_same_line():
+    text = f"<think>Paris, in celsius.</think>\n<tool_call>\n{BODY}\n</tool_call><response>Checking now.</response>"
+    assert verify(text).score == 1.0
+    assert verify(f"<tool_call>{BODY}</tool_call> is what I'd send, <b>if</b> asked.").status == "no_answer"
+
+
+def test_a_long_line_of_open_tags_after_a_block_is_judged_quickly():
+    started = time.perf_counter()
+    verify(f"<tool_call>{BODY}</tool_call>" + "<a> x" * 300_000)
+    verify(f"<tool_call>{BODY}</tool_call>" + "<a>" * 600_000)
+    verify("<tool_call><function=f>" + "<function=a>" * 150_000 + "</tool_call>")
+    verify("<tool_call><function=f><parameter=a>" * 100_000 + "</tool_call>")
+    verify('<functioncall> {"name": "f", "arguments": \'{}\'' + " " * 50_000 + "x}")
+    verify(REFERENCE, "<tool_call>" * 100_000)  # a reference that cannot be read, quickly
+    verify(f"<tool_call>{BODY}</tool_call>", tools="tools: " + "{" * 200_000)
+    assert time.perf_counter() - started < 5.0

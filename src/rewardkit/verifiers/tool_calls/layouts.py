@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -28,7 +29,7 @@ from rewardkit.verifiers.tool_calls.text_forms import FORMATS, MARKERS, text_cal
 
 _ASSISTANT = {"assistant", "gpt", "model", "function_call"}
 _TOOLS_BLOCK = re.compile(r"<tools>(.*?)</tools>", re.DOTALL)
-_BLOCK = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
+_BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
 _PY_TYPES = {
     "str": "string",
     "string": "string",
@@ -138,22 +139,19 @@ def tools_from_text(text: str) -> Any:
         values = _lenient(block.group(1).strip(), "the <tools> block")
         return values[0] if len(values) == 1 else values
     decoder = json.JSONDecoder()
-    for match in re.finditer(r"\[\s*\{", text):
+    for match in itertools.islice(re.finditer(r"\[\s*\{", text), 50):  # each failed try costs a scan
         try:
             return decoder.raw_decode(text, match.start())[0]
         except ValueError:
             continue
-    functions: list[dict[str, Any]] = []
-    at = 0  # Glaive: one JSON object per function, one after another in the prompt
-    while len(functions) < 1000 and (at := text.find("{", at)) >= 0:
+    functions: list[dict[str, Any]] = []  # Glaive: one JSON object per function, each from a line's start
+    for match in itertools.islice(re.finditer(r"^[ \t]*\{", text, re.MULTILINE), 200):
         try:
-            value, end = decoder.raw_decode(text, at)
+            value, _ = decoder.raw_decode(text, match.end() - 1)
         except ValueError:
-            at += 1
             continue
         if isinstance(value, dict) and isinstance(value.get("name"), str):
             functions.append(value)
-        at = end
     if functions:
         return functions
     raise MalformedCall("the tools are neither JSON nor a <tools> block nor a JSON list of functions in the text")

@@ -26,6 +26,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from rewardkit.verifiers.tool_calls.parsing import (
+    MAX_CHARS,
     Call,
     MalformedCall,
     load_json,
@@ -41,16 +42,14 @@ MAX_TEXT = 2_000_000  # characters of one turn's text
 _THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL)
 _HERMES_TOKENS = re.compile(r"```|`[^`\n]*`|<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
 _REST = re.compile(r"(?:[^\n<]|<(?!tool_call>))*")  # the rest of the line, up to a next block
-_TAG = re.compile(r"</?[\w|-]+>|<\|[\w-]+\|>")
+_TAG = re.compile(r"<(\w+)>.*?</\1>|</?[\w|-]+>|<\|[\w-]+\|>")  # a tagged part (ToolRL's <response>), a tag
 _FENCE = re.compile(r"\A```(?:json)?\s*(.*?)\s*```\Z", re.DOTALL)
-_XML_FUNCTION = re.compile(r"<function=([^>\n]+)>(.*?)</function>", re.DOTALL)
-_XML_PARAMETER = re.compile(r"<parameter=([^>\n]+)>(.*?)</parameter>", re.DOTALL)
 _PYTHON_TAG = "<|python_tag|>"
 _MISTRAL = "[TOOL_CALLS]"
 _DS_CALL = re.compile("<｜tool▁call▁begin｜>(.*?)(?:<｜tool▁call▁end｜>|\\Z)", re.DOTALL)
 _DS_SEP = "<｜tool▁sep｜>"
-_FUNCTIONCALL = re.compile(r"<functioncall>\s*(.*?)\s*(?:<\|endoftext\|>|</functioncall>|\Z)", re.DOTALL)
-_GLAIVE = re.compile(r"""\A\{\s*"name"\s*:\s*"([^"\\]+)"\s*,\s*"arguments"\s*:\s*'(.*)'\s*\}\Z""", re.DOTALL)
+_FUNCTIONCALL = re.compile(r"<functioncall>(.*?)(?:<\|endoftext\|>|</functioncall>|\Z)", re.DOTALL)
+_GLAIVE_HEAD = re.compile(r"""\{\s*"name"\s*:\s*"([^"\\]+)"\s*,\s*"arguments"\s*:\s*'""")
 
 
 def _items(parsed: object, where: str) -> list[Call]:
@@ -64,10 +63,11 @@ def _unfenced(body: str) -> str:
 
 
 def _quoted(text: str, end: int) -> bool:
-    """Whether the sentence goes on after a block that ends at ``end``: words after it on its line (tags
-    and a next block aside) make it a call quoted in prose, not a call."""
+    """Whether the sentence goes on after a block that ends at ``end``: words after it on its line (tags,
+    a part in tags such as ToolRL's ``<response>...</response>``, and a next block aside) make it a call
+    quoted in prose, not a call."""
     rest = _REST.match(text, end)
-    return bool(rest and _TAG.sub("", rest.group(0)).strip())
+    return bool(rest and _TAG.sub("", rest.group(0)[:1000]).strip())  # bounded: the tag pattern backtracks
 
 
 def hermes_calls(text: str) -> list[Call]:
@@ -105,18 +105,38 @@ def _xml_value(text: str) -> object:
         return value
 
 
+def _xml_parts(text: str, tag: str, where: str) -> list[tuple[str, str]]:
+    """``<tag=name>body</tag>`` parts in order, found left to right (no backtracking); anything else between
+    them but white space is malformed."""
+    parts, at, opening, closing = [], 0, f"<{tag}=", f"</{tag}>"
+    while True:
+        start = text.find(opening, at)
+        if start < 0:
+            break
+        head_end = text.find(">", start)
+        end = text.find(closing, head_end)
+        if text[at:start].strip() or head_end < 0 or end < 0 or "\n" in text[start:head_end]:
+            raise MalformedCall(f"{where}: not a <{tag}=name>...</{tag}> part")
+        parts.append((text[start + len(opening) : head_end].strip(), text[head_end + 1 : end]))
+        at = end + len(closing)
+    if text[at:].strip():
+        raise MalformedCall(f"{where}: text outside the <{tag}=...> parts")
+    return parts
+
+
 def xml_calls(body: str, where: str) -> list[Call]:
     """Qwen3-Coder's ``<function=name><parameter=key>value</parameter>...</function>`` inside a block."""
+    if len(body) > MAX_CHARS:
+        raise MalformedCall(f"{where} is longer than {MAX_CHARS} characters")
     calls = []
-    for function in _XML_FUNCTION.finditer(body):
+    for name, inner in _xml_parts(body, "function", where):
         arguments: dict[str, object] = {}
-        for parameter in _XML_PARAMETER.finditer(function.group(2)):
-            key = parameter.group(1).strip()
+        for key, value in _xml_parts(inner, "parameter", where):
             if key in arguments:
                 raise MalformedCall(f"{where}: the parameter {key!r} is written twice")
-            arguments[key] = _xml_value(parameter.group(2))
-        calls.append(read_call({"name": function.group(1).strip(), "arguments": arguments}, where))
-    if not calls or _XML_FUNCTION.sub("", body).strip():
+            arguments[key] = _xml_value(value)
+        calls.append(read_call({"name": name, "arguments": arguments}, where))
+    if not calls:
         raise MalformedCall(f"{where}: not a <function=name>...</function> call")
     return calls
 
@@ -170,9 +190,10 @@ def functioncall_calls(text: str) -> list[Call]:
     for number, match in enumerate(_FUNCTIONCALL.finditer(text), 1):
         where = f"<functioncall> {number}"
         body = match.group(1).strip()
-        glaive = _GLAIVE.match(body)
-        if glaive:
-            calls.append(read_call({"name": glaive.group(1), "arguments": glaive.group(2)}, where))
+        head = _GLAIVE_HEAD.match(body)
+        tail = body[:-1].rstrip() if body.endswith("}") else ""
+        if head and tail.endswith("'") and len(tail) > head.end():
+            calls.append(read_call({"name": head.group(1), "arguments": tail[head.end() : -1]}, where))
         else:
             calls.extend(_items(load_json(body, where), where))
     return calls
