@@ -85,3 +85,10 @@ def test_audit_cli_reads_tool_call_rows_from_data(tmp_path):
     kinds = {v["kind"] for v in report["variants"]}
     assert kinds == {"tool_call"}
     assert not [v["name"] for v in report["variants"] if v["credited"]]
+
+
+def test_a_row_that_expects_no_call_is_left_out_of_the_hacks():
+    from rewardkit.audit.tool_call_variants import tool_call_variants
+
+    assert tool_call_variants({"answer": "[]"}, lambda text: text) == []
+    assert tool_call_variants({"answers": '[{"name": "f", "arguments": {"a": 1}}]'}, lambda text: text)

@@ -293,3 +293,16 @@ def test_toolace_conversation_with_a_final_text_reply_gives_the_earlier_pythonic
     ]
     assert verify(hermes("flight_status", {"flight": "TP1234"}), conversation, tools=TOOLACE_SYSTEM).score == 1.0
     assert verify(hermes("flight_status", {"flight": "TP4321"}), conversation).score == 0.0
+
+
+def test_an_empty_reference_expects_no_call_and_bfcl_multi_turn_strings_are_calls():
+    for reference in ([], "[]"):
+        assert verify("No tool fits: I cannot book flights.", reference).score == 1.0
+        called = verify(hermes("book_flight", {"to": "Oslo"}), reference)
+        assert (called.score, called.status) == (0.0, "ok")
+    turn = ["cd(folder='documents')", "mv(source='a.txt', destination='b.txt')"]
+    right = hermes("cd", {"folder": "documents"}) + "\n" + hermes("mv", {"source": "a.txt", "destination": "b.txt"})
+    assert verify(right, turn).score == 1.0
+    assert verify(hermes("cd", {"folder": "documents"}), turn).score == 0.5
+    assert verify(right, [turn, turn]).status == "invalid_reference"  # several turns at once
+    assert verify(right, None).status == "invalid_reference"

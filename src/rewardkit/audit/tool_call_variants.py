@@ -25,7 +25,8 @@ def _calls(row: dict[str, Any]) -> list[dict[str, Any]]:
     (a BFCL argument that may be left out is left out)."""
     from rewardkit.verifiers.tool_calls.reference import BadReference, reference_calls
 
-    reference = next((row[k] for k in ("answer", "ground_truth", "solution") if row.get(k) not in (None, "")), None)
+    keys = ("answer", "ground_truth", "solution", "answers")
+    reference = next((row[k] for k in keys if row.get(k) not in (None, "")), None)
     try:
         expected = reference_calls(reference)
     except BadReference as exc:
@@ -95,6 +96,8 @@ def _duplicate_key(calls: list[dict[str, Any]], wrong: list[dict[str, Any]]) -> 
 
 def tool_call_variants(row: dict[str, Any], wrap: Wrap) -> list[Variant]:
     calls = _calls(row)
+    if not calls:  # a row that expects no call: no hack is aimed at it
+        return []
     wrong = _wrong_one(calls)
     all_wrong = [dict(c, arguments={k: _other(v) for k, v in c["arguments"].items()}) for c in calls]
     prose = "; ".join(

@@ -4,7 +4,8 @@ Reference calls come as a list of ``{"name", "arguments"}`` objects (or one), a 
 OpenAI's ``tool_calls`` form (``{"function": {"name", "arguments"}}``), Hermes ``<tool_call>`` text, or BFCL's
 possible-answer form ``[{"func_name": {"arg": [allowed values...]}}]``, where each argument lists the values
 accepted and ``""`` among them means the argument may be left out. :mod:`.layouts` reads the datasets' own
-layouts (conversations, call text in any form, tools in a system prompt, xLAM parameter dicts).
+layouts (conversations, call text in any form, tools in a system prompt, xLAM parameter dicts). An empty list
+says the row expects no call (an irrelevance row); a list item may be a Python call string (BFCL multi-turn).
 
 Tools come as OpenAI's ``[{"type": "function", "function": {"name", "parameters"}}]``, plain
 ``[{"name", "parameters"}]`` (BFCL), a JSON string of either, or ``{name: parameters}``. BFCL's non-JSON-Schema
@@ -27,7 +28,7 @@ from rewardkit.verifiers.tool_calls.layouts import (
     reference_text_calls,
     tools_from_text,
 )
-from rewardkit.verifiers.tool_calls.parsing import Call, MalformedCall, load_json, read_call
+from rewardkit.verifiers.tool_calls.parsing import Call, MalformedCall, load_json, pythonic_calls, read_call
 
 OMITTED = ""  # BFCL's mark, among an argument's allowed values, that it may be left out
 
@@ -101,15 +102,22 @@ def _reference_list(reference: Any) -> list[ReferenceCall]:
         reference = reference["tool_calls"]
     if isinstance(reference, Mapping):
         reference = [reference]
-    if not isinstance(reference, Sequence) or isinstance(reference, (str, bytes)) or not reference:
-        raise BadReference(f"reference must be a non-empty list of calls, got {type(reference).__name__}")
+    if not isinstance(reference, Sequence) or isinstance(reference, (str, bytes)):
+        raise BadReference(f"reference must be a list of calls, got {type(reference).__name__}")
     calls: list[ReferenceCall] = []
     for number, item in enumerate(reference):
-        if isinstance(item, str):  # a list of calls each stored as its own JSON string
+        if isinstance(item, str):  # a call stored as its own JSON string, or as a Python call (BFCL multi-turn)
+            where = f"reference call {number}"
             try:
-                item = load_json(item, f"reference call {number}")
-            except MalformedCall as exc:
-                raise BadReference(str(exc)) from None
+                item = load_json(item, where)
+            except MalformedCall:
+                try:
+                    calls.extend(_plain_call(c) for c in pythonic_calls(item, where))
+                except MalformedCall as exc:
+                    raise BadReference(str(exc)) from None
+                continue
+        if isinstance(item, list):
+            raise BadReference(f"reference call {number} is a list: one turn's calls were expected, not several turns")
         if _is_bfcl(item):
             calls.append(_bfcl_call(item))
             continue

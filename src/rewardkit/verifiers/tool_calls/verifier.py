@@ -149,6 +149,12 @@ class ToolCallVerifier(Verifier):
                 calls = completion_calls(completion, self.config.turns, self.config.formats)
             except MalformedCall as exc:
                 return Verdict.fail(MALFORMED_CALL, reason=str(exc)[:500])
+        if not expected:  # the row expects no call: right when none is made
+            if not calls:
+                return Verdict(1.0, True, OK, "", {"calls": 0, "expected": 0})
+            extracted = json.dumps([c.to_dict() for c in calls], default=repr)[:1000]
+            details = {"calls": len(calls), "expected": 0, "problems": {"0": ["no call was expected"]}}
+            return Verdict(0.0, False, OK, extracted, details)
         if not calls:
             return Verdict.fail(NO_ANSWER, expected=len(expected))
         extracted = json.dumps([c.to_dict() for c in calls], default=repr)[:1000]
