@@ -60,3 +60,17 @@ def test_tool_call_accuracy_partial_mode_through_verifier_params():
         assert reward(prompts=None, completions=[text], answer=[WEATHER]) == [0.5]
     with rk.get_reward("verifier_accuracy", verifier="tool_call", mode="partial") as reward:
         assert reward(prompts=None, completions=[text], answer=[WEATHER]) == [0.5]
+
+
+def test_a_no_call_row_stored_as_a_json_string_is_judged_an_empty_cell_is_not():
+    extra: list = []
+    call = '<tool_call>{"name": "f", "arguments": {}}</tool_call>'
+    with rk.get_reward("tool_call_accuracy") as reward:
+        values = reward(
+            prompts=None,
+            completions=["No tool fits.", call, call],
+            answers=["[]", "[]", []],
+            log_extra=lambda column, vals: extra.append((column, vals)),
+        )
+    assert values == [1.0, 0.0, None]
+    assert dict(extra)["tool_call_accuracy/status"] == ["ok", "ok", None]
