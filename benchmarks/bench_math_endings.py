@@ -2,9 +2,9 @@
 
     .venv/bin/python benchmarks/bench_math_endings.py [--show] [--table NAME]
 
-The rows are ``tests/verifiers/math_endings.py`` (self-checks, restatements, rejected values, changes of
+The rows are ``tests/verifiers/math_answer/math_endings.py`` (self-checks, restatements, rejected values, changes of
 answer, alternatives, case analyses, checks that end on the reference by coincidence, completions that never
-answered) and ``tests/verifiers/math_notations.py`` (answers in other scripts and notations, exactness,
+answered) and ``tests/verifiers/math_answer/math_notations.py`` (answers in other scripts and notations, exactness,
 units). Each is judged by rewardkit's default math verifier and by math-verify's default
 ``verify(parse(f"${reference}$"), parse(completion))``; the script prints per table how many rows each
 judge gets right, and how many of its credits are false (a credit where the row expects none).
@@ -16,7 +16,7 @@ import argparse
 import sys
 from pathlib import Path
 
-TESTS = Path(__file__).resolve().parent.parent / "tests" / "verifiers"
+TESTS = Path(__file__).resolve().parent.parent / "tests" / "verifiers" / "math_answer"
 
 
 def _tables() -> dict[str, list[tuple[str, object, str, bool]]]:

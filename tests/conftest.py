@@ -1,4 +1,5 @@
-"""Shared test helpers (tests/rk_testing.py): a missing part is a skip locally and a failure in CI."""
+"""Shared fixtures: a missing part is a skip locally and a failure in CI (tests/rk_testing.py); the test plugin
+(small rewards, a counting verifier; tests/reward_helpers.py) and a local Ray for the reward and scoring tests."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from reward_helpers import CountingVerifier, RewardTestPlugin
+from rewardkit.rewards.verifier_rewards import clear_verdict_memo
 from rk_testing import require
 
 HOSTILE = Path(__file__).parent / "hostile"
@@ -21,3 +24,31 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture
 def ci_require():
     return require
+
+
+@pytest.fixture
+def test_plugin(rewardkit_register):
+    CountingVerifier.reset()
+    clear_verdict_memo()
+    rewardkit_register(RewardTestPlugin(), name="rewardkit-test-rewards")
+    yield
+    CountingVerifier.reset()
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    """A local Ray of 2 CPUs for one test module (None where ray is not installed)."""
+    try:
+        import ray
+    except ImportError:
+        yield None
+        return
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    yield ray
+    ray.shutdown()
+
+
+@pytest.fixture
+def ray(ray_cluster, ci_require):
+    ci_require(ray_cluster is not None, "ray is not installed (pip install 'rewardkit[ray]')")
+    return ray_cluster

@@ -5,7 +5,7 @@ System V and POSIX IPC, the cgroup's memory high-water mark and counters, files 
 The writer leaves that state or not (``SIGNAL`` 1 or 0); the reader, the next run on the same zygote or
 container, reports everything it can see of it on stderr. The sandbox holds when the reader sees the same
 thing after a writer that signalled 1 as after one that signalled 0. Data only: tests/hostile/cross_run_programs.py
-runs them on the local backend inside the disposable boundary, tests/sandbox/test_docker_cross_run.py on docker.
+runs them on the local backend inside the disposable boundary, tests/sandbox/docker/test_docker_cross_run.py on docker.
 """
 
 from __future__ import annotations

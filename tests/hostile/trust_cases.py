@@ -1,7 +1,7 @@
 """Attacks on what a verdict trusts beyond the candidate's own process: the supervisor's imports, the cleanup
 after a run, the memory the run shares with the sandbox's own processes, and the per-case cleanup of
 stdin/stdout runs. Each runs on every sandbox path with the rest of the suite (hostile_programs.py for the
-local backend inside the disposable boundary, tests/sandbox/test_docker_hostile.py for docker).
+local backend inside the disposable boundary, tests/sandbox/docker/test_docker_hostile.py for docker).
 
 Same targets as hostile_cases.py: ``f(x) == 2 * x + 1``, or the stdin/stdout doubling task.
 """

@@ -11,9 +11,9 @@ import textwrap
 import warnings
 
 import pytest
-from reward_helpers import CountingVerifier
 
 import rewardkit as rk
+from reward_helpers import CountingVerifier
 from rewardkit.verifiers.verdict import HEDGED, Status
 
 CHAT = [{"role": "assistant", "content": "SURE"}]

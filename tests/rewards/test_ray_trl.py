@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from reward_helpers import require_module
 
 import rewardkit as rk
+from reward_helpers import require_module
 
 pytestmark = [pytest.mark.train, pytest.mark.slow]
 

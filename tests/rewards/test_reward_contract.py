@@ -9,9 +9,9 @@ import multiprocessing
 import pickle
 
 import pytest
-from reward_helpers import CountingVerifier, column_value, length_reward
 
 import rewardkit as rk
+from reward_helpers import CountingVerifier, column_value, length_reward
 from rewardkit.rewards.verifier_rewards import shared_verifier_count
 from rk_testing import require
 

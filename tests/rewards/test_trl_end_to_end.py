@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 
 import pytest
-from reward_helpers import SPY_CALLS, require_module
 
 import rewardkit as rk
+from reward_helpers import SPY_CALLS, require_module
 
 pytestmark = [pytest.mark.train, pytest.mark.usefixtures("test_plugin")]
 

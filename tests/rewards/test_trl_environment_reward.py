@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 
 import pytest
-from reward_helpers import require_module
 
 import rewardkit as rk
+from reward_helpers import require_module
 
 pytestmark = [pytest.mark.train, pytest.mark.slow]
 

@@ -1,5 +1,5 @@
 """The seccomp programs, run through a small classic-BPF interpreter for both architectures (the kernel
-runs them for real in tests/hostile/kernel_state_programs.py and tests/sandbox/test_docker_kernel_state.py),
+runs them for real in tests/hostile/kernel_state_programs.py and tests/sandbox/docker/test_docker_kernel_state.py),
 and the syscall table checked against the kernel headers where they are installed."""
 
 from __future__ import annotations

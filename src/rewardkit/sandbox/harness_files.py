@@ -2,7 +2,7 @@
 
 The sandbox layer imports no verifier: the harness sources are files of the package
 ``rewardkit.verifiers.code_tests.harness`` (the stdlib-only modules shipped into every run), and a job is a
-harness job when it runs ``HARNESS_COMMAND`` over exactly these bytes. tests/sandbox/test_local_zygote.py
+harness job when it runs ``HARNESS_COMMAND`` over exactly these bytes. tests/sandbox/local/test_local_zygote.py
 checks both against ``verifiers/code_tests/job.py``.
 """
 

@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_ifeval_open_instruct.py"
+BENCH = Path(__file__).resolve().parents[3] / "benchmarks" / "bench_ifeval_open_instruct.py"
 FAKE_REGISTRY = """
 class AlwaysYes:
     def __init__(self, instruction_id):

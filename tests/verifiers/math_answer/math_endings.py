@@ -4,7 +4,7 @@ Written for rewardkit in the style of R1-like completions (a think block, then a
 thought), one row per behaviour, named by what it shows. ``expected`` is whether the completion earns the
 reference: a self-check, a restatement or a second method that lands on the committed answer keeps it; a
 change of answer, a second final answer, an alternative or a retraction does not (for either value).
-Used by tests/verifiers/test_math_endings.py and benchmarks/bench_math_endings.py (which also runs
+Used by tests/verifiers/math_answer/test_math_endings.py and benchmarks/bench_math_endings.py (which also runs
 math-verify on the same rows).
 """
 

@@ -1,7 +1,7 @@
 """Answers in other scripts and notations, rounded decimals for exact values, and units:
 ``(name, reference, completion, expected)`` rows, one per behaviour, named by what they show.
 
-Used by tests/verifiers/test_math_notations.py and benchmarks/bench_math_endings.py.
+Used by tests/verifiers/math_answer/test_math_notations.py and benchmarks/bench_math_endings.py.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("langdetect", reason="the ifeval extra (langdetect) is not installed")
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_ifeval_agreement.py"
+BENCH = Path(__file__).resolve().parents[3] / "benchmarks" / "bench_ifeval_agreement.py"
 
 
 def bench():

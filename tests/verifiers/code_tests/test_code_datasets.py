@@ -1,6 +1,6 @@
 """Code rewards on rows in public datasets' own column layouts, called the way TRL calls a reward.
 
-Each dataset's rows (tests/verifiers/code_dataset_rows.py) are scored with ``code_pass_rate`` naming the
+Each dataset's rows (tests/verifiers/code_tests/code_dataset_rows.py) are scored with ``code_pass_rate`` naming the
 dataset's own test column, every other column passed as TRL passes it; each program must get the score and
 status its dataset's grading rule gives. Then the variations a held-out row may show: JSON strings instead
 of nested columns, stringified lists, renamed columns, missing optional columns, public tests only.

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from reward_helpers import require_module
 
+from reward_helpers import require_module
 from rewardkit.cli import main
 
 SPEC = """\

@@ -18,7 +18,7 @@ if MISSING and not IN_CI:
 
 def pytest_report_header(config: pytest.Config) -> str | None:
     if MISSING:
-        return f"tests/judge left out: missing {', '.join(MISSING)}: pip install -e '.[judge,dev]'"
+        return f"tests/verifiers/judge left out: missing {', '.join(MISSING)}: pip install -e '.[judge,dev]'"
     return None
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from reward_helpers import require_module
 
 import rewardkit as rk
+from reward_helpers import require_module
 from rewardkit.cli import main
 from rewardkit.scoring.batch_scoring import score_chunks
 

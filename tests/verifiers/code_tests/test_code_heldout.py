@@ -3,7 +3,7 @@
 Each row is in its dataset's exact column layout (APPS, TACO, MBPP full and sanitized, HumanEval,
 LiveCodeBench functional and stdin, CodeContests, open-r1 and PrimeIntellect, KodCode), with correct, partly
 correct, wrong, crashing and hanging programs, and the score that dataset's own grading rule gives each.
-``python tests/verifiers/test_code_heldout.py`` prints how many are judged right, per dataset, with the
+``python tests/verifiers/code_tests/test_code_heldout.py`` prints how many are judged right, per dataset, with the
 verifier's default settings.
 """
 
