@@ -43,11 +43,11 @@ XLAM_ROW = {
 }
 
 
-def test_xlam_parameter_dicts_become_a_schema_with_python_types_and_defaults():
+def test_xlam_parameter_dicts_become_a_schema_with_python_types():
     schema = tool_schemas(XLAM_ROW["tools"])["towers_by_city"]
     assert schema["properties"]["limit"]["type"] == "integer"
     assert schema["properties"]["type"]["type"] == "string"  # a parameter named "type" is not the schema's type
-    assert schema["required"] == ["country"]  # no default, type not optional
+    assert "required" not in schema  # xLAM marks none reliably: the reference says which are needed
 
 
 def test_xlam_rows_score_through_the_reward_with_the_answers_column():
@@ -64,7 +64,7 @@ def test_xlam_rows_score_through_the_reward_with_the_answers_column():
             log_extra=lambda column, vals: extra.append((column, vals)),
         )
     assert values == [1.0, 0.0, 0.0]
-    assert dict(extra)["tool_call_accuracy/status"] == ["ok", "schema_violation", "schema_violation"]
+    assert dict(extra)["tool_call_accuracy/status"] == ["ok", "schema_violation", "ok"]
 
 
 # Hermes function-calling v1: conversations of {"from", "value"}; tools in the system turn's <tools> block,

@@ -144,6 +144,11 @@ HACKS = [
         "malformed_call",
     ),
     (
+        "two_names_inside_and_out",
+        '<tool_call>{"name": "delete_all", "function": {"name": "get_weather", "arguments": {}}}</tool_call>',
+        "malformed_call",
+    ),
+    (
         "name_with_white_space",
         '<tool_call>{"name": " get_weather ", "arguments": {"city": "Paris", "unit": "celsius"}}</tool_call>',
         "malformed_call",

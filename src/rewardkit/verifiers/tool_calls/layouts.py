@@ -13,7 +13,8 @@
 * **xLAM-style parameters** (``{"city": {"type": "str", "description": ..., "default": ...}}`` in place of a
   JSON Schema): made a JSON Schema. Python type names become JSON Schema's (``str``, ``int``, ``float``,
   ``bool``, ``List[...]``, ``Dict[...]``; ``Optional[X]``/``X, optional`` as ``X``); a type it cannot name
-  is left unchecked. A parameter is required unless it has a ``default`` or its type says optional.
+  is left unchecked. No parameter is made ``required``: xLAM marks none reliably, so the reference calls
+  say which arguments a call needs.
 """
 
 from __future__ import annotations
@@ -157,16 +158,14 @@ def tools_from_text(text: str) -> Any:
     raise MalformedCall("the tools are neither JSON nor a <tools> block nor a JSON list of functions in the text")
 
 
-def _py_type(text: str) -> tuple[str | None, bool]:
-    """A Python type name's JSON Schema type (None: unchecked) and whether it says the value is optional."""
+def _py_type(text: str) -> str | None:
+    """A Python type name's JSON Schema type (None: unchecked); ``Optional[X]`` and ``X, optional`` are X."""
     kind = text.strip()
-    optional = False
     if kind.lower().endswith(", optional"):
-        kind, optional = kind[: -len(", optional")].strip(), True
+        kind = kind[: -len(", optional")].strip()
     if kind.startswith("Optional[") and kind.endswith("]"):
-        kind, optional = kind[len("Optional[") : -1].strip(), True
-    base = kind.split("[", 1)[0].strip().lower()
-    return _PY_TYPES.get(base), optional
+        kind = kind[len("Optional[") : -1].strip()
+    return _PY_TYPES.get(kind.split("[", 1)[0].strip().lower())
 
 
 def is_parameter_dict(parameters: Mapping[str, Any]) -> bool:
@@ -181,13 +180,10 @@ def is_parameter_dict(parameters: Mapping[str, Any]) -> bool:
 
 def parameter_dict_schema(parameters: Mapping[str, Any]) -> dict[str, Any]:
     properties: dict[str, Any] = {}
-    required = []
     for name, spec in parameters.items():
         prop = {k: v for k, v in spec.items() if k in ("description", "default", "enum")}
-        kind, optional = _py_type(spec["type"]) if isinstance(spec.get("type"), str) else (None, False)
+        kind = _py_type(spec["type"]) if isinstance(spec.get("type"), str) else None
         if kind is not None:
             prop["type"] = kind
         properties[str(name)] = prop
-        if not optional and "default" not in spec:
-            required.append(str(name))
-    return {"type": "object", "properties": properties, "required": required}
+    return {"type": "object", "properties": properties}

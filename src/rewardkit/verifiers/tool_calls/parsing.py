@@ -118,7 +118,9 @@ def read_call(item: Any, where: str, checked: bool = False) -> Call:
     given as a JSON string (OpenAI's form, or a string inside a string) are read as JSON. ``checked``: the
     item came from :func:`load_json_values`, already within the bounds."""
     if isinstance(item, Mapping) and isinstance(item.get("function"), Mapping):
-        item = item["function"]
+        outer, item = item, item["function"]
+        if any(key in outer and outer[key] != item.get(key) for key in ("name", "arguments", "parameters")):
+            raise MalformedCall(f"{where}: the call names its function or arguments twice, differently")
     if not isinstance(item, Mapping):
         raise MalformedCall(f"{where}: a call must be a JSON object, got {type(item).__name__}")
     name = item.get("name")
