@@ -66,6 +66,13 @@ ACCEPTED = [
     ("deepseek_v3", DS_V3),
     ("deepseek_v31", DS_V31),
     ("glaive_functioncall", GLAIVE + " <|endoftext|>"),
+    ("granite", f"<|tool_call|>[{BODY}]<|end_of_text|>"),
+    (
+        "kimi_k2",
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>"
+        + json.dumps(CALL["arguments"])
+        + "<|tool_call_end|><|tool_calls_section_end|>",
+    ),
     (
         "qwen3_coder_xml",
         "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"

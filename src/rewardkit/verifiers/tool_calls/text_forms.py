@@ -12,6 +12,8 @@ Read by default, each behind a model's own marker:
 * ``mistral``: ``[TOOL_CALLS] [{"name": ..., "arguments": {...}}]`` and the newer ``[TOOL_CALLS]name[ARGS]{...}``.
 * ``deepseek``: DeepSeek V3/R1's ``<｜tool▁call▁begin｜>function<｜tool▁sep｜>name`` + a fenced JSON
   body, and V3.1's ``<｜tool▁call▁begin｜>name<｜tool▁sep｜>{...}<｜tool▁call▁end｜>``.
+* ``granite``: IBM Granite's ``<|tool_call|>[{"name": ..., "arguments": {...}}]``.
+* ``kimi``: Kimi K2's ``<|tool_call_begin|>functions.name:0<|tool_call_argument_begin|>{...}<|tool_call_end|>``.
 * ``functioncall``: Glaive's ``<functioncall> {"name": ..., "arguments": '{...}'}`` (arguments a JSON string
   in single quotes).
 
@@ -35,7 +37,7 @@ from rewardkit.verifiers.tool_calls.parsing import (
     read_call,
 )
 
-DEFAULT_FORMATS = ("hermes", "python_tag", "mistral", "deepseek", "functioncall")
+DEFAULT_FORMATS = ("hermes", "python_tag", "mistral", "deepseek", "functioncall", "granite", "kimi")
 FORMATS = (*DEFAULT_FORMATS, "json", "pythonic")
 MAX_TEXT = 2_000_000  # characters of one turn's text
 
@@ -46,6 +48,8 @@ _TAG = re.compile(r"<(\w+)>.*?</\1>|</?[\w|-]+>|<\|[\w-]+\|>")  # a tagged part 
 _FENCE = re.compile(r"\A```(?:json)?\s*(.*?)\s*```\Z", re.DOTALL)
 _PYTHON_TAG = "<|python_tag|>"
 _MISTRAL = "[TOOL_CALLS]"
+_GRANITE = "<|tool_call|>"
+_KIMI_CALL, _KIMI_ARGS, _KIMI_END = "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>"
 _DS_CALL = re.compile("<｜tool▁call▁begin｜>(.*?)(?:<｜tool▁call▁end｜>|\\Z)", re.DOTALL)
 _DS_SEP = "<｜tool▁sep｜>"
 _FUNCTIONCALL = re.compile(r"<functioncall>(.*?)(?:<\|endoftext\|>|</functioncall>|\Z)", re.DOTALL)
@@ -199,6 +203,28 @@ def functioncall_calls(text: str) -> list[Call]:
     return calls
 
 
+def granite_calls(text: str) -> list[Call]:
+    calls: list[Call] = []
+    for number, chunk in enumerate(text.split(_GRANITE)[1:], 1):
+        where = f"<|tool_call|> {number}"
+        for parsed in load_json_values(chunk.split("<|end_of_text|>")[0], where):
+            calls.extend(_items(parsed, where))
+    return calls
+
+
+def kimi_calls(text: str) -> list[Call]:
+    calls: list[Call] = []
+    for number, chunk in enumerate(text.split(_KIMI_CALL)[1:], 1):
+        where = f"Kimi tool call {number}"
+        head, sep, rest = chunk.partition(_KIMI_ARGS)
+        body, end, _ = rest.partition(_KIMI_END)
+        if not sep or not end:
+            raise MalformedCall(f"{where} is not closed")
+        name = head.strip().removeprefix("functions.").rsplit(":", 1)[0]  # functions.get_weather:0
+        calls.append(read_call({"name": name, "arguments": load_json(body, where)}, where, True))
+    return calls
+
+
 def json_calls(text: str) -> list[Call]:
     body = _unfenced(text)
     if not body.startswith(("{", "[")):
@@ -221,6 +247,8 @@ READERS: dict[str, Callable[[str], list[Call]]] = {
     "functioncall": functioncall_calls,
     "json": json_calls,
     "pythonic": whole_pythonic_calls,
+    "granite": granite_calls,
+    "kimi": kimi_calls,
 }
 MARKERS = {
     "hermes": "<tool_call>",
@@ -228,6 +256,8 @@ MARKERS = {
     "mistral": _MISTRAL,
     "deepseek": "<｜tool▁call▁begin｜>",
     "functioncall": "<functioncall>",
+    "granite": _GRANITE,
+    "kimi": _KIMI_CALL,
 }
 
 
