@@ -15,6 +15,7 @@ take, is a hedge, not an answer.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -100,6 +101,9 @@ def schema_errors(call: Call, schema_json: str, strings: str = "exact") -> list[
     return sorted(errors)[:5]
 
 
+_text_reference = functools.lru_cache(maxsize=4096)(reference_calls)  # a row's JSON text, read once
+
+
 def _given(tools: Any) -> bool:
     return tools is not None and not (isinstance(tools, str) and not tools.strip())
 
@@ -139,7 +143,7 @@ class ToolCallVerifier(Verifier):
 
     def _verify(self, completion: Any, reference: Any, **context: Any) -> Verdict:
         try:
-            expected = reference_calls(reference)
+            expected = _text_reference(reference) if isinstance(reference, str) else reference_calls(reference)
             tools = next((t for t in (context.get("tools"), context.get("functions")) if _given(t)), None)
             compiled = row_tools(tools) if tools is not None else None
         except BadReference as exc:
