@@ -306,3 +306,23 @@ def test_an_empty_reference_expects_no_call_and_bfcl_multi_turn_strings_are_call
     assert verify(hermes("cd", {"folder": "documents"}), turn).score == 0.5
     assert verify(right, [turn, turn]).status == "invalid_reference"  # several turns at once
     assert verify(right, None).status == "invalid_reference"
+
+
+def test_tau_bench_actions_with_kwargs_and_a_message_holding_tool_calls_as_a_string():
+    actions = [
+        {"name": "find_user_id_by_email", "kwargs": {"email": "ana@example.com"}},
+        {"name": "get_order_details", "kwargs": {"order_id": "#W77"}},
+    ]
+    right = (
+        hermes("get_order_details", {"order_id": "#W77"})
+        + "\n"
+        + hermes("find_user_id_by_email", {"email": "ana@example.com"})
+    )
+    assert verify(right, actions).score == 1.0
+    stored = {
+        "role": "assistant",
+        "tool_calls": json.dumps([{"function": {"name": "get_order_details", "arguments": '{"order_id": "#W77"}'}}]),
+    }
+    assert verify(hermes("get_order_details", {"order_id": "#W77"}), stored).score == 1.0
+    both = '<tool_call>{"name": "f", "arguments": {"a": 1}, "kwargs": {"a": 2}}</tool_call>'
+    assert verify(both, [{"name": "f", "arguments": {"a": 1}}]).status == "malformed_call"

@@ -19,6 +19,9 @@ MAX_CHARS = 200_000  # one call's text
 MAX_DEPTH = 32  # nesting of a call's arguments
 
 
+_ARGUMENT_KEYS = ("arguments", "parameters", "kwargs")  # kwargs: tau-bench's actions
+
+
 class MalformedCall(ValueError):
     """A call the model wrote that cannot be read: bad JSON, no function name, arguments not an object."""
 
@@ -114,12 +117,12 @@ def load_json_values(text: str, where: str, separators: str = "") -> list[Any]:
 
 
 def read_call(item: Any, where: str, checked: bool = False) -> Call:
-    """One call from ``{"name", "arguments"|"parameters"}`` or OpenAI's ``{"function": {...}}``; arguments
+    """One call from ``{"name", "arguments"|"parameters"|"kwargs"}`` or OpenAI's ``{"function": {...}}``; arguments
     given as a JSON string (OpenAI's form, or a string inside a string) are read as JSON. ``checked``: the
     item came from :func:`load_json_values`, already within the bounds."""
     if isinstance(item, Mapping) and isinstance(item.get("function"), Mapping):
         outer, item = item, item["function"]
-        if any(key in outer and outer[key] != item.get(key) for key in ("name", "arguments", "parameters")):
+        if any(key in outer and outer[key] != item.get(key) for key in ("name", *_ARGUMENT_KEYS)):
             raise MalformedCall(f"{where}: the call names its function or arguments twice, differently")
     if not isinstance(item, Mapping):
         raise MalformedCall(f"{where}: a call must be a JSON object, got {type(item).__name__}")
@@ -128,9 +131,10 @@ def read_call(item: Any, where: str, checked: bool = False) -> Call:
         raise MalformedCall(f"{where}: a call needs a function name, got {name!r}")
     if name != name.strip():
         raise MalformedCall(f"{where}: the function name {name!r} has white space around it")
-    if "arguments" in item and "parameters" in item:
-        raise MalformedCall(f"{where}: the call to {name!r} gives both arguments and parameters")
-    arguments = item.get("arguments", item.get("parameters", {}))
+    given = [key for key in _ARGUMENT_KEYS if key in item]
+    if len(given) > 1:
+        raise MalformedCall(f"{where}: the call to {name!r} gives its arguments twice ({', '.join(given)})")
+    arguments = item[given[0]] if given else {}
     for _ in range(2):  # a JSON string, or a JSON string of a JSON string
         if not isinstance(arguments, str):
             break

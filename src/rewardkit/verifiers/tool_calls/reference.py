@@ -100,6 +100,8 @@ def reference_calls(reference: Any) -> list[ReferenceCall]:
 def _reference_list(reference: Any) -> list[ReferenceCall]:
     if isinstance(reference, Mapping) and "tool_calls" in reference:
         reference = reference["tool_calls"]
+        if isinstance(reference, str):
+            return reference_calls(reference)
     if isinstance(reference, Mapping):
         reference = [reference]
     if not isinstance(reference, Sequence) or isinstance(reference, (str, bytes)):
