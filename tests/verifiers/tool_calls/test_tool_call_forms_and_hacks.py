@@ -295,3 +295,15 @@ def test_a_long_line_of_open_tags_after_a_block_is_judged_quickly():
     verify(REFERENCE, "<tool_call>" * 100_000)  # a reference that cannot be read, quickly
     verify(f"<tool_call>{BODY}</tool_call>", tools="tools: " + "{" * 200_000)
     assert time.perf_counter() - started < 5.0
+
+
+def test_toolbench_react_lines_only_when_asked_for():
+    text = (
+        'Thought: I need the weather.\nAction: get_weather\nAction Input: {"city": "Paris",\n'
+        ' "unit": "celsius"}\nObservation: sunny\nAction: Finish\nAction Input: {"final_answer": "sunny"}'
+    )
+    assert verify(text).status == "no_answer"
+    assert verify(text, formats=["react"]).score == 1.0
+    assert verify(text.replace("Paris", "Lyon"), formats=["react"]).score == 0.0
+    conversation = [{"from": "user", "value": "Weather in Paris?"}, {"from": "assistant", "value": text}]
+    assert verify(f"<tool_call>{BODY}</tool_call>", conversation).score == 1.0  # a ToolBench reference

@@ -18,8 +18,9 @@ Read by default, each behind a model's own marker:
   in single quotes).
 
 Only when asked for (``formats:``), as they carry no marker: ``json`` (the whole message is one JSON call or
-a list of them, Llama 3's plain JSON form) and ``pythonic`` (the whole message is ``[f(a=1), g(b=2)]``,
-ToolACE's and Llama 3.2's form). A JSON object inside prose is never read.
+a list of them, Llama 3's plain JSON form), ``pythonic`` (the whole message is ``[f(a=1), g(b=2)]``,
+ToolACE's and Llama 3.2's form) and ``react`` (ToolBench's ``Action: name`` / ``Action Input: {...}``
+lines). A JSON object inside prose is never read.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from rewardkit.verifiers.tool_calls.parsing import (
 )
 
 DEFAULT_FORMATS = ("hermes", "python_tag", "mistral", "deepseek", "functioncall", "granite", "kimi")
-FORMATS = (*DEFAULT_FORMATS, "json", "pythonic")
+FORMATS = (*DEFAULT_FORMATS, "json", "pythonic", "react")
 MAX_TEXT = 2_000_000  # characters of one turn's text
 
 _THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL)
@@ -49,6 +50,9 @@ _FENCE = re.compile(r"\A```(?:json)?\s*(.*?)\s*```\Z", re.DOTALL)
 _PYTHON_TAG = "<|python_tag|>"
 _MISTRAL = "[TOOL_CALLS]"
 _GRANITE = "<|tool_call|>"
+_REACT = re.compile(  # the input runs on to the next Action/Thought/Observation line
+    r"^Action:[ \t]*([^\n]+)\nAction Input:[ \t]*([^\n]*(?:\n(?!Action:|Thought:|Observation:)[^\n]*)*)", re.M
+)
 _KIMI_CALL, _KIMI_ARGS, _KIMI_END = "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>"
 _DS_CALL = re.compile("<｜tool▁call▁begin｜>(.*?)(?:<｜tool▁call▁end｜>|\\Z)", re.DOTALL)
 _DS_SEP = "<｜tool▁sep｜>"
@@ -225,6 +229,19 @@ def kimi_calls(text: str) -> list[Call]:
     return calls
 
 
+def react_calls(text: str) -> list[Call]:
+    """ToolBench's ReAct lines: ``Action: name`` then ``Action Input: {...}`` (``Finish`` ends, not a call)."""
+    calls: list[Call] = []
+    for number, match in enumerate(_REACT.finditer(text), 1):
+        name = match.group(1).strip()
+        if name.lower() == "finish":
+            continue
+        where = f"Action {number}"
+        body = match.group(2).strip()
+        calls.append(read_call({"name": name, "arguments": load_json(body, where) if body else {}}, where, True))
+    return calls
+
+
 def json_calls(text: str) -> list[Call]:
     body = _unfenced(text)
     if not body.startswith(("{", "[")):
@@ -249,6 +266,7 @@ READERS: dict[str, Callable[[str], list[Call]]] = {
     "pythonic": whole_pythonic_calls,
     "granite": granite_calls,
     "kimi": kimi_calls,
+    "react": react_calls,
 }
 MARKERS = {
     "hermes": "<tool_call>",
