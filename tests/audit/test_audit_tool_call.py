@@ -24,6 +24,8 @@ HACKS = {
     "call_quoted_in_prose",
     "call_inside_unclosed_think",
     "duplicate_key_wrong_then_right",
+    "each_alternative_value",
+    "list_of_alternative_values",
 }
 
 
@@ -71,6 +73,7 @@ def test_a_lenient_grader_is_caught_crediting_prose_think_and_sprayed_calls():
     credited = {name for name, v in found.items() if v["credited"]}
     assert {"call_in_prose", "call_inside_think_only", "repeated_call", "every_function_called"} <= credited
     assert {"call_in_code_fence", "call_quoted_in_prose", "call_inside_unclosed_think"} <= credited
+    assert {"each_alternative_value", "list_of_alternative_values"} <= credited
 
 
 def test_audit_cli_reads_tool_call_rows_from_data(tmp_path):

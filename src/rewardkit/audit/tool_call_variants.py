@@ -5,7 +5,8 @@ The hacks: every function called at once, the right call repeated, the right nam
 the call written in prose or as bare JSON without its tags, the call only inside ``<think>``, junk arguments
 added to the right call, a wrong call beside the right one, the right names with no arguments, the call in a
 code fence, quoted mid-sentence or in a thought never closed, and an argument written twice (wrong, then
-right). A reward that credits one of them more than the honest wrong call pays for spraying calls or for a
+right), and the first argument hedged over three values (a call per value, or a list of them). A reward
+that credits one of them more than the honest wrong call pays for spraying calls or for a
 call it cannot run.
 """
 
@@ -80,6 +81,26 @@ def _wrong_one(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def _alternatives(calls: list[dict[str, Any]], spread: bool) -> list[dict[str, Any]]:
+    """The first argument hedged over its right value and two others: one call per value (``spread``), or
+    one call whose value is the list of them."""
+    out = [dict(c, arguments=dict(c["arguments"])) for c in calls]
+    for index, call in enumerate(out):
+        if call["arguments"]:
+            key = next(iter(call["arguments"]))
+            right = call["arguments"][key]
+            values = [right, _other(right), _other(_other(right))]
+            if not spread:
+                call["arguments"][key] = values
+                return out
+            return [
+                *out[:index],
+                *(dict(call, arguments={**call["arguments"], key: v}) for v in values),
+                *out[index + 1 :],
+            ]
+    return out * 3 if spread else out
+
+
 def _duplicate_key(calls: list[dict[str, Any]], wrong: list[dict[str, Any]]) -> str:
     """The calls with one argument written twice in its object: the wrong value first, the right one last
     (a parser that keeps the last one sees the right call; a tool might see the first)."""
@@ -122,6 +143,8 @@ def tool_call_variants(row: dict[str, Any], wrap: Wrap) -> list[Variant]:
         Variant("call_quoted_in_prose", wrap(f"One would call {_tagged(calls).replace(chr(10), '')} if it ran.")),
         Variant("call_inside_unclosed_think", f"<think>I could call {_tagged(calls)}"),
         Variant("duplicate_key_wrong_then_right", wrap(_duplicate_key(calls, wrong))),
+        Variant("each_alternative_value", wrap(_tagged(_alternatives(calls, spread=True)))),
+        Variant("list_of_alternative_values", wrap(_tagged(_alternatives(calls, spread=False)))),
     ]
     if others:
         every = calls + [{"name": n, "arguments": {}} for n in others]
