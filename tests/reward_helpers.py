@@ -11,7 +11,7 @@ from typing import Any
 import rewardkit as rk
 from rewardkit.rewards.spec import reward_factory
 from rewardkit.verifiers.base import Verifier
-from rewardkit.verifiers.verdict import OK, Verdict
+from rewardkit.verifiers.verdict import Status, Verdict
 
 
 def column_value(prompts, completions, value_key: str = "value", **kwargs) -> list[float | None]:
@@ -67,7 +67,7 @@ class CountingVerifier(Verifier):
 
     def _verify(self, completion: Any, reference: Any, **context: Any) -> Verdict:
         hit = str(reference) in str(completion)
-        return Verdict(1.0 if hit else self.partial, hit, OK, str(reference) if hit else None, dict(context))
+        return Verdict(1.0 if hit else self.partial, hit, Status.OK, str(reference) if hit else None, dict(context))
 
     def verify_batch(self, completions, references, contexts=None):
         with CountingVerifier._lock:

@@ -14,7 +14,7 @@ import pytest
 
 import rewardkit as rk
 from reward_helpers import CountingVerifier
-from rewardkit.verifiers.verdict import HEDGED, Status
+from rewardkit.verifiers.verdict import Status
 
 CHAT = [{"role": "assistant", "content": "SURE"}]
 
@@ -33,7 +33,7 @@ def test_the_authoring_api_is_exported_from_the_package_root():
 def test_status_is_a_str_enum_that_compares_prints_and_serialises_as_its_value():
     import json
 
-    assert Status.HEDGED == "hedged" and HEDGED is Status.HEDGED and rk.Status("timeout") is Status.TIMEOUT
+    assert Status.HEDGED == "hedged" and Status.HEDGED is Status.HEDGED and rk.Status("timeout") is Status.TIMEOUT
     verdict = rk.Verdict(0.0, False, "hedged")
     assert verdict.status is Status.HEDGED  # a known status string becomes the enum member
     assert f"{verdict.status}" == str(verdict.status) == "hedged"
@@ -346,10 +346,9 @@ def test_the_documented_params_schema_checks_a_kwargs_verifier_at_build_time(rew
 
 
 def test_status_lists_every_status_the_builtin_verifiers_produce():
-    from rewardkit.verifiers.code_tests import job as code_harness
     from rewardkit.verifiers.multiple_choice import verifier as mcq_verifier
 
-    produced = {mcq_verifier.INVALID_OPTION, mcq_verifier.OPTION_MISMATCH, code_harness.COMPILE_ERROR}
+    produced = {mcq_verifier.INVALID_OPTION, mcq_verifier.OPTION_MISMATCH}
     assert produced <= {s.value for s in Status}
     with rk.get_verifier("mcq") as mcq:
         verdict = mcq.verify("Answer: B) Paris", "B", options=["Paris", "London"])

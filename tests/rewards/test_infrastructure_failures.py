@@ -13,16 +13,7 @@ import pytest
 import rewardkit as rk
 from rewardkit.rewards.verifier_rewards import VerifierReward, clear_verdict_memo
 from rewardkit.verifiers.base import Verifier
-from rewardkit.verifiers.verdict import (
-    ERROR,
-    INFRASTRUCTURE_STATUSES,
-    INVALID_REFERENCE,
-    NO_ANSWER,
-    OK,
-    SANDBOX_ERROR,
-    TIMEOUT,
-    Verdict,
-)
+from rewardkit.verifiers.verdict import INFRASTRUCTURE_STATUSES, Status, Verdict
 
 
 class ScriptedVerifier(Verifier):
@@ -39,9 +30,9 @@ class ScriptedVerifier(Verifier):
         if ref.startswith("flaky:"):
             ref = ref.split(":", 1)[1] if seen == 1 else "ok"
         if ref == "ok":
-            return Verdict(1.0, True, OK, "x")
+            return Verdict(1.0, True, Status.OK, "x")
         if ref == "wrong":
-            return Verdict(0.0, False, OK, "y")
+            return Verdict(0.0, False, Status.OK, "y")
         return Verdict.fail(ref)
 
 
@@ -118,16 +109,16 @@ def test_pandas_and_numpy_missing_values_are_missing_references():
 
 
 # --- None for the row, the status kept --------------------------------------------------------------------------
-@pytest.mark.parametrize("status", [SANDBOX_ERROR, ERROR, INVALID_REFERENCE])
+@pytest.mark.parametrize("status", [Status.SANDBOX_ERROR, Status.ERROR, Status.INVALID_REFERENCE])
 def test_an_infrastructure_failure_gives_none_not_zero(scripted, status):
     reward = scripted_reward()
     rows = reward.explain(completions=completions(3), answer=["ok", status, "wrong"])
     assert [r["reward"] for r in rows] == [1.0, None, 0.0]
-    assert [r["status"] for r in rows] == [OK, status, OK]
+    assert [r["status"] for r in rows] == [Status.OK, status, Status.OK]
     assert reward(completions=completions(3), answer=["ok", status, "wrong"]) == [1.0, None, 0.0]
 
 
-@pytest.mark.parametrize("status", [NO_ANSWER, TIMEOUT, "compile_error", "hedged"])
+@pytest.mark.parametrize("status", [Status.NO_ANSWER, Status.TIMEOUT, "compile_error", "hedged"])
 def test_the_models_own_failures_still_score_zero(scripted, status):
     assert scripted_reward()(completions=["a"], answer=[status]) == [0.0]
 
@@ -137,7 +128,7 @@ def test_a_missing_reference_is_not_judged_and_gets_none(scripted):
     refs = [None, "", float("nan"), np.nan, "ok"]
     rows = scripted_reward().explain(completions=completions(5), answer=refs)
     assert [r["reward"] for r in rows] == [None, None, None, None, 1.0]
-    assert [r["status"] for r in rows] == [None, None, None, None, OK]
+    assert [r["status"] for r in rows] == [None, None, None, None, Status.OK]
     assert list(ScriptedVerifier.calls) == ["completion 4"]  # only the row with a reference was judged
 
 
@@ -153,7 +144,7 @@ def test_a_nan_reference_from_a_pandas_frame_is_none_for_the_math_reward():
 def test_the_math_verifier_calls_a_nan_reference_invalid():
     with rk.get_verifier("math", workers=1) as verifier:
         for reference in (float("nan"), [float("nan")], "  "):
-            assert verifier.verify("The answer is nan.", reference).status == INVALID_REFERENCE
+            assert verifier.verify("The answer is nan.", reference).status == Status.INVALID_REFERENCE
 
 
 # --- one retry for a sandbox failure ------------------------------------------------------------------------------
@@ -164,12 +155,12 @@ def test_a_sandbox_failure_is_retried_once_and_the_retry_counts(scripted):
 
 
 def test_a_sandbox_that_fails_twice_gives_none(scripted):
-    rows = scripted_reward().explain(completions=["a"], answer=[SANDBOX_ERROR])
-    assert (rows[0]["reward"], rows[0]["status"]) == (None, SANDBOX_ERROR)
+    rows = scripted_reward().explain(completions=["a"], answer=[Status.SANDBOX_ERROR])
+    assert (rows[0]["reward"], rows[0]["status"]) == (None, Status.SANDBOX_ERROR)
     assert ScriptedVerifier.calls == {"a": 2}
 
 
-@pytest.mark.parametrize("status", [ERROR, INVALID_REFERENCE])
+@pytest.mark.parametrize("status", [Status.ERROR, Status.INVALID_REFERENCE])
 def test_other_infrastructure_failures_are_not_retried_in_the_same_call(scripted, status):
     scripted_reward()(completions=["a"], answer=[f"flaky:{status}"])
     assert ScriptedVerifier.calls == {"a": 1}
@@ -206,7 +197,7 @@ def test_a_real_code_verifier_sandbox_that_fails_once_is_retried():
     finally:
         reward.close()
         sandbox.close()
-    assert (rows[0]["reward"], rows[0]["status"]) == (1.0, OK)
+    assert (rows[0]["reward"], rows[0]["status"]) == (1.0, Status.OK)
     assert sandbox.runs == 2
 
 
@@ -223,15 +214,15 @@ FORMATTED = "<think>t</think><answer>a</answer>"
 
 def test_a_composite_row_whose_verifier_failed_is_none(scripted):
     reward = rk.build_reward(SPEC)
-    values = reward(completions=[FORMATTED] * 3, answer=["ok", SANDBOX_ERROR, "wrong"])
+    values = reward(completions=[FORMATTED] * 3, answer=["ok", Status.SANDBOX_ERROR, "wrong"])
     assert values == [1.5, None, 0.5]
 
 
 def test_keep_shaping_scores_the_row_with_the_other_terms(scripted):
     reward = rk.build_reward({**SPEC, "on_infrastructure_failure": "keep_shaping"})
-    rows = reward.explain(completions=[FORMATTED] * 2, answer=[ERROR, "ok"])
+    rows = reward.explain(completions=[FORMATTED] * 2, answer=[Status.ERROR, "ok"])
     assert [r["reward"] for r in rows] == [0.5, 1.5]
-    assert rows[0]["components"]["scripted"] is None and rows[0]["status"] == ERROR
+    assert rows[0]["components"]["scripted"] is None and rows[0]["status"] == Status.ERROR
 
 
 def test_a_failure_deep_in_a_nested_composite_drops_the_row_at_the_top(scripted):
@@ -239,7 +230,7 @@ def test_a_failure_deep_in_a_nested_composite_drops_the_row_at_the_top(scripted)
         "combine": "sum",
         "terms": [{"combine": "max", "terms": SPEC["terms"]}, {"reward": "tag_format"}],
     }
-    values = rk.build_reward(nested)(completions=[FORMATTED] * 2, answer=[INVALID_REFERENCE, "ok"])
+    values = rk.build_reward(nested)(completions=[FORMATTED] * 2, answer=[Status.INVALID_REFERENCE, "ok"])
     assert values == [None, 2.0]
 
 
@@ -273,7 +264,7 @@ def test_status_rates_are_logged_per_verifier_term(scripted):
         logged.setdefault(name, []).append(value)
 
     reward = rk.build_reward({**SPEC, "name": "task"})
-    reward(completions=[FORMATTED] * 4, answer=["ok", "ok", SANDBOX_ERROR, "wrong"], log_metric=log_metric)
+    reward(completions=[FORMATTED] * 4, answer=["ok", "ok", Status.SANDBOX_ERROR, "wrong"], log_metric=log_metric)
     assert logged["rewards/task/scripted/status/ok"] == [0.75]
     assert logged["rewards/task/scripted/status/sandbox_error"] == [0.25]
     assert logged["rewards/task/scripted/infrastructure_failure_rate"] == [0.25]
@@ -285,7 +276,7 @@ def test_status_rates_are_logged_per_verifier_term(scripted):
 
 def test_a_single_reward_logs_its_rates_under_its_own_name(scripted):
     logged: dict[str, float] = {}
-    scripted_reward()(completions=completions(2), answer=["ok", ERROR], log_metric=logged.__setitem__)
+    scripted_reward()(completions=completions(2), answer=["ok", Status.ERROR], log_metric=logged.__setitem__)
     assert logged == {
         "rewards/scripted/status/ok": 0.5,
         "rewards/scripted/status/error": 0.5,
@@ -297,10 +288,12 @@ def test_a_single_reward_logs_its_rates_under_its_own_name(scripted):
 def test_mostly_failed_rows_stop_with_an_error_naming_the_cause(scripted):
     reward = scripted_reward(max_infrastructure_failure_rate=0.5, infrastructure_failure_window=40)
     reward(completions=completions(20), answer=["ok"] * 20)  # 20 judged: too few to judge the rate
-    reward(completions=completions(10), answer=[SANDBOX_ERROR] * 10)  # 10 of 30
+    reward(completions=completions(10), answer=[Status.SANDBOX_ERROR] * 10)  # 10 of 30
     with pytest.raises(rk.InfrastructureError) as caught:
-        reward(completions=completions(10), answer=[SANDBOX_ERROR] * 5 + [INVALID_REFERENCE] * 5)  # 20 of 40
-        reward(completions=completions(10), answer=[SANDBOX_ERROR] * 10)  # 30 of 40
+        reward(
+            completions=completions(10), answer=[Status.SANDBOX_ERROR] * 5 + [Status.INVALID_REFERENCE] * 5
+        )  # 20 of 40
+        reward(completions=completions(10), answer=[Status.SANDBOX_ERROR] * 10)  # 30 of 40
     message = str(caught.value)
     assert "'scripted'" in message and "max_infrastructure_failure_rate=0.5" in message
     assert "sandbox_error" in message and "invalid_reference" in message and "last 40 judged rows" in message
@@ -309,24 +302,24 @@ def test_mostly_failed_rows_stop_with_an_error_naming_the_cause(scripted):
 def test_the_rate_is_over_a_sliding_window(scripted):
     reward = scripted_reward(max_infrastructure_failure_rate=0.5, infrastructure_failure_window=32)
     for _ in range(6):  # 40% failures, forever: never above the threshold
-        reward(completions=completions(10), answer=[ERROR] * 4 + ["ok"] * 6)
+        reward(completions=completions(10), answer=[Status.ERROR] * 4 + ["ok"] * 6)
 
 
 def test_too_few_rows_never_stop_a_run(scripted):
     reward = scripted_reward(max_infrastructure_failure_rate=0.0)
-    assert reward(completions=completions(8), answer=[ERROR] * 8) == [None] * 8
+    assert reward(completions=completions(8), answer=[Status.ERROR] * 8) == [None] * 8
 
 
 def test_a_null_threshold_never_stops(scripted):
     reward = scripted_reward(max_infrastructure_failure_rate=None)
     for _ in range(5):
-        assert reward(completions=completions(64), answer=[SANDBOX_ERROR] * 64) == [None] * 64
+        assert reward(completions=completions(64), answer=[Status.SANDBOX_ERROR] * 64) == [None] * 64
 
 
 def test_the_default_threshold_stops_a_dead_engine(scripted):
     reward = scripted_reward()
     with pytest.raises(rk.InfrastructureError, match="above max_infrastructure_failure_rate=0.5"):
-        reward(completions=completions(64), answer=[SANDBOX_ERROR] * 64)
+        reward(completions=completions(64), answer=[Status.SANDBOX_ERROR] * 64)
 
 
 @pytest.mark.parametrize(
@@ -350,11 +343,11 @@ def test_the_threshold_is_a_spec_parameter_of_the_builtin_rewards():
 
 def test_a_reward_with_its_failure_watch_pickles(scripted):
     reward = scripted_reward()
-    reward(completions=completions(2), answer=[ERROR, "ok"])
+    reward(completions=completions(2), answer=[Status.ERROR, "ok"])
     copy = pickle.loads(pickle.dumps(reward))
     assert copy(completions=completions(1), answer=["ok"]) == [1.0]
 
 
 def test_nan_total_rows_are_none_not_nan(scripted):
-    values = rk.build_reward(SPEC)(completions=[FORMATTED], answer=[ERROR])
+    values = rk.build_reward(SPEC)(completions=[FORMATTED], answer=[Status.ERROR])
     assert values == [None] and not any(isinstance(v, float) and math.isnan(v) for v in values if v is not None)

@@ -22,7 +22,7 @@ from rewardkit.rewards.base import Reward, Scored
 from rewardkit.rewards.combinators import Term
 from rewardkit.rewards.inputs import Batch
 from rewardkit.rewards.length_count import correctness_term, judge
-from rewardkit.verifiers.verdict import ENVIRONMENT_ERROR, OK
+from rewardkit.verifiers.verdict import Status
 
 NO_ENVIRONMENT = "no_environment"
 
@@ -91,10 +91,10 @@ class EnvironmentReward(Reward):
                 if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                     raise TypeError(f"{self.method}() returned {value!r}, not a finite number")
             except Exception as exc:  # noqa: BLE001 - one environment's failure must not crash the batch
-                statuses[i], extracted[i] = ENVIRONMENT_ERROR, f"{type(exc).__name__}: {exc}"[:300]
+                statuses[i], extracted[i] = Status.ENVIRONMENT_ERROR, f"{type(exc).__name__}: {exc}"[:300]
                 errors += 1
                 continue
-            values[i], statuses[i] = float(value), OK
+            values[i], statuses[i] = float(value), Status.OK
         if unowned and self.fallback is not None:
             sub = batch.subset(unowned)
             scored, judged, answers = judge(self.fallback, sub, self.fallback.name)

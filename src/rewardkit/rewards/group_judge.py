@@ -22,7 +22,7 @@ from rewardkit.verifiers.base import is_missing_reference
 from rewardkit.verifiers.judge.group_judge import GroupJudge, GroupVerdict
 from rewardkit.verifiers.judge.prompt import reference_text
 from rewardkit.verifiers.judge.verifier import judged_text
-from rewardkit.verifiers.verdict import JUDGE_ERROR, NO_ANSWER, OK
+from rewardkit.verifiers.verdict import Status
 
 
 class GroupJudgeReward(Reward):
@@ -75,7 +75,7 @@ class GroupJudgeReward(Reward):
         questions = batch.column(self.question_key, reward=self.name) if self.question_key else None
         answers = [judged_text(c) for c in batch.completions]
         values: list[float | None] = [0.0 if a is None else None for a in answers]
-        statuses: list[str | None] = [str(NO_ANSWER) if a is None else None for a in answers]
+        statuses: list[str | None] = [str(Status.NO_ANSWER) if a is None else None for a in answers]
         jobs = []
         for rows in prompt_groups(batch, (self.group_key,)):
             shown = [i for i in rows if answers[i] is not None]
@@ -94,7 +94,7 @@ class GroupJudgeReward(Reward):
             for k, i in enumerate(shown):
                 ok = verdict.scores is not None
                 values[i] = verdict.scores[k] if verdict.scores is not None else None
-                statuses[i] = str(OK) if ok else str(JUDGE_ERROR)
+                statuses[i] = str(Status.OK) if ok else str(Status.JUDGE_ERROR)
         self.failures.record(statuses)
         return Scored.leaf(self.name, values, statuses, [None] * n, self._metrics(verdicts))
 

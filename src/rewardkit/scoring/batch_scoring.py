@@ -13,7 +13,7 @@ from typing import Any
 from rewardkit._errors import ConfigError
 from rewardkit.rewards.base import Reward, scored_row
 from rewardkit.rewards.inputs import Batch
-from rewardkit.verifiers.verdict import HEDGED, TIMEOUT, is_infrastructure_failure
+from rewardkit.verifiers.verdict import Status, is_infrastructure_failure
 
 
 @dataclass
@@ -47,11 +47,11 @@ class ScoreSummary:
 
     @property
     def hedged(self) -> int:
-        return self.statuses.get(HEDGED, 0)
+        return self.statuses.get(Status.HEDGED, 0)
 
     @property
     def timeouts(self) -> int:
-        return self.statuses.get(TIMEOUT, 0)
+        return self.statuses.get(Status.TIMEOUT, 0)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from rewardkit._errors import ConfigError, InfrastructureError
 from rewardkit.rewards.base import Scored
 from rewardkit.rewards.inputs import Batch
-from rewardkit.verifiers.verdict import ERROR
+from rewardkit.verifiers.verdict import Status
 
 
 @dataclass
@@ -80,7 +80,7 @@ def failed_rows(n: int, labels: Labels, error: str) -> PartialScored:
     return PartialScored(
         values=[None] * n,
         components={k: [None] * n for k in labels.components},
-        statuses={k: [str(ERROR)] * n for k in labels.statuses},
+        statuses={k: [str(Status.ERROR)] * n for k in labels.statuses},
         extracted={k: [None] * n for k in labels.extracted},
         errors=dict.fromkeys(range(n), error),
     )

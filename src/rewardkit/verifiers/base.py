@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from rewardkit._errors import VerifierError
-from rewardkit.verifiers.verdict import ERROR, Verdict
+from rewardkit.verifiers.verdict import Status, Verdict
 
 
 class Verifier(abc.ABC):
@@ -36,7 +36,7 @@ class Verifier(abc.ABC):
         except VerifierError:
             raise
         except Exception as exc:  # noqa: BLE001 - a verifier bug must not crash a training batch
-            return Verdict.fail(ERROR, error=f"{type(exc).__name__}: {exc}")
+            return Verdict.fail(Status.ERROR, error=f"{type(exc).__name__}: {exc}")
 
     @abc.abstractmethod
     def _verify(self, completion: Any, reference: Any, **context: Any) -> Verdict:

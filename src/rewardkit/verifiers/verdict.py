@@ -39,34 +39,17 @@ class Status(str, Enum):
     __repr__ = str.__repr__
 
 
-OK = Status.OK
-NO_ANSWER = Status.NO_ANSWER
-PARSE_ERROR = Status.PARSE_ERROR
-HEDGED = Status.HEDGED
-TIMEOUT = Status.TIMEOUT
-ERROR = Status.ERROR
-INVALID_REFERENCE = Status.INVALID_REFERENCE
-COMPILE_ERROR = Status.COMPILE_ERROR
-RUNTIME_ERROR = Status.RUNTIME_ERROR
-MEMORY_LIMIT = Status.MEMORY_LIMIT
-OUTPUT_LIMIT = Status.OUTPUT_LIMIT
-SANDBOX_ERROR = Status.SANDBOX_ERROR
-JUDGE_ERROR = Status.JUDGE_ERROR
-MALFORMED_CALL = Status.MALFORMED_CALL
-UNKNOWN_FUNCTION = Status.UNKNOWN_FUNCTION
-SCHEMA_VIOLATION = Status.SCHEMA_VIOLATION
-TOO_MANY_CALLS = Status.TOO_MANY_CALLS
-ENVIRONMENT_ERROR = Status.ENVIRONMENT_ERROR
-LANGUAGE_MISMATCH = Status.LANGUAGE_MISMATCH
 _BY_VALUE = {s.value: s for s in Status}
 
 #: Failures of the system, not of the model: a broken sandbox, a verifier bug or crashed worker, a reference
 #: that holds no answer, a judge model that could not be reached or gave no readable verdict, an environment
 #: whose own reward method failed. A reward gives
 #: such a row None (no reward), never 0.0, so the policy is not pushed away from a completion nobody judged.
-INFRASTRUCTURE_STATUSES = frozenset({SANDBOX_ERROR, ERROR, INVALID_REFERENCE, JUDGE_ERROR, ENVIRONMENT_ERROR})
+INFRASTRUCTURE_STATUSES = frozenset(
+    {Status.SANDBOX_ERROR, Status.ERROR, Status.INVALID_REFERENCE, Status.JUDGE_ERROR, Status.ENVIRONMENT_ERROR}
+)
 #: Infrastructure failures worth a second try before the row is given up (a container that died mid-run).
-RETRIED_STATUSES = frozenset({SANDBOX_ERROR})
+RETRIED_STATUSES = frozenset({Status.SANDBOX_ERROR})
 
 
 def is_infrastructure_failure(status: object) -> bool:
@@ -90,7 +73,7 @@ class Verdict:
 
     score: float
     correct: bool
-    status: str = OK
+    status: str = Status.OK
     extracted: str | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
 

@@ -35,16 +35,7 @@ from rewardkit.verifiers.code_tests.formats import resolve_reference, with_prelu
 from rewardkit.verifiers.code_tests.formats.preludes import needed_prelude
 from rewardkit.verifiers.code_tests.formats.pytest_tests import instrument_pytest
 from rewardkit.verifiers.code_tests.instrument import instrument
-from rewardkit.verifiers.verdict import (
-    COMPILE_ERROR,
-    MEMORY_LIMIT,
-    OK,
-    OUTPUT_LIMIT,
-    RUNTIME_ERROR,
-    SANDBOX_ERROR,
-    TIMEOUT,
-    Verdict,
-)
+from rewardkit.verifiers.verdict import Status, Verdict
 
 _AST_LOCK = AST_LOCK  # serialises the host's AST work (see ast_guard)
 
@@ -207,18 +198,21 @@ def parse_result(job: HarnessJob, result: RunResult, extracted: str | None = Non
     }
     if result.infra_error:
         return Verdict.fail(
-            SANDBOX_ERROR, extracted, error=f"sandbox failure (not the model's fault): {result.infra_error}", **details
+            Status.SANDBOX_ERROR,
+            extracted,
+            error=f"sandbox failure (not the model's fault): {result.infra_error}",
+            **details,
         )
     if result.output_truncated:
-        return Verdict.fail(OUTPUT_LIMIT, extracted, error="the program's output went over the limit", **details)
+        return Verdict.fail(Status.OUTPUT_LIMIT, extracted, error="the program's output went over the limit", **details)
     report = _harness_report(job, result.stdout)
     if report is None:
         if result.timed_out:
-            return Verdict.fail(TIMEOUT, extracted, error="killed at the wall-clock limit", **details)
+            return Verdict.fail(Status.TIMEOUT, extracted, error="killed at the wall-clock limit", **details)
         if result.memory_exceeded:
-            return Verdict.fail(MEMORY_LIMIT, extracted, error="the run ran out of memory", **details)
+            return Verdict.fail(Status.MEMORY_LIMIT, extracted, error="the run ran out of memory", **details)
         return Verdict.fail(
-            RUNTIME_ERROR,
+            Status.RUNTIME_ERROR,
             extracted,
             error=f"the harness did not report (exit {result.exit_code}, "
             f"signal {result.signal}): the program broke its run",
@@ -226,14 +220,14 @@ def parse_result(job: HarnessJob, result: RunResult, extracted: str | None = Non
         )
     if report.get("harness_error"):
         return Verdict.fail(
-            SANDBOX_ERROR,
+            Status.SANDBOX_ERROR,
             extracted,
             error=f"harness failure (not the model's fault): {report['harness_error']}",
             **details,
         )
     if report.get("refused"):  # an invariant broke after candidate code ran: the verdict is worth nothing
         return Verdict.fail(
-            RUNTIME_ERROR,
+            Status.RUNTIME_ERROR,
             extracted,
             error=f"the supervisor refused to judge: {report['refused']}",
             refused=report["refused"],
@@ -250,27 +244,27 @@ def parse_result(job: HarnessJob, result: RunResult, extracted: str | None = Non
     if report.get("errors"):
         details["errors"] = report["errors"]
     load = report.get("load") or {}
-    if load.get("status") == COMPILE_ERROR:
-        return Verdict.fail(COMPILE_ERROR, extracted, error=load.get("error"), **details)
-    if load.get("status") not in (None, OK):
+    if load.get("status") == Status.COMPILE_ERROR:
+        return Verdict.fail(Status.COMPILE_ERROR, extracted, error=load.get("error"), **details)
+    if load.get("status") not in (None, Status.OK):
         details["error"] = load.get("error")
     if report.get("aborted"):
         details["error"] = f"the run was aborted: {report['aborted']}"
     correct = passed == total and not report.get("deadline_hit") and not report.get("aborted")
     if correct:
-        status = OK
+        status = Status.OK
     elif report.get("deadline_hit") or events.get("timeouts"):
-        status = TIMEOUT
+        status = Status.TIMEOUT
     elif events.get("memory_errors") or result.memory_exceeded:
-        status = MEMORY_LIMIT
+        status = Status.MEMORY_LIMIT
     elif (
         report.get("aborted")
-        or load.get("status") not in (None, OK)
+        or load.get("status") not in (None, Status.OK)
         or events.get("crashes")
         or (events.get("exceptions") or (report.get("errors") and passed == 0))
     ):
-        status = RUNTIME_ERROR
+        status = Status.RUNTIME_ERROR
     else:
-        status = OK
+        status = Status.OK
     score = passed / total if job.partial_credit else float(correct)
     return Verdict(score, correct, status, extracted, details)

@@ -28,7 +28,7 @@ from rewardkit.verifiers.code_tests.native.build import BuildCache
 from rewardkit.verifiers.code_tests.native.judging import judge_program
 from rewardkit.verifiers.code_tests.native.problem import needs_judge, problem_from_row
 from rewardkit.verifiers.code_tests.native.selection import Selection, select
-from rewardkit.verifiers.verdict import INVALID_REFERENCE, LANGUAGE_MISMATCH, NO_ANSWER, SANDBOX_ERROR, Verdict
+from rewardkit.verifiers.verdict import Status, Verdict
 
 __all__ = ["CodeConfig", "CodeVerifier", "extract_program"]
 
@@ -155,15 +155,15 @@ class CodeVerifier(Verifier):
         chosen = select(text, reference, context, self.config.language)
         program = chosen.program
         if not program.strip():
-            return Verdict.fail(NO_ANSWER, None, error="no program in the completion")
+            return Verdict.fail(Status.NO_ANSWER, None, error="no program in the completion")
         if chosen.unknown:
             return Verdict.fail(
-                INVALID_REFERENCE,
+                Status.INVALID_REFERENCE,
                 program,
                 error=f"the row asks for language {chosen.unknown!r}, which is not registered",
             )
         if chosen.mismatch:
-            return Verdict(0.0, False, LANGUAGE_MISMATCH, program, {"error": chosen.mismatch})
+            return Verdict(0.0, False, Status.LANGUAGE_MISMATCH, program, {"error": chosen.mismatch})
         if chosen.language is not None and (chosen.language.family != "python" or needs_judge(reference, context)):
             return self._judge(chosen, reference, context)
         try:
@@ -178,12 +178,14 @@ class CodeVerifier(Verifier):
                 public_only=self.config.public_tests_only,
             )
         except InvalidReference as exc:
-            return Verdict.fail(INVALID_REFERENCE, program, error=f"bad reference (not the model's fault): {exc}")
+            return Verdict.fail(
+                Status.INVALID_REFERENCE, program, error=f"bad reference (not the model's fault): {exc}"
+            )
         try:
             result = self.sandbox.run(job.command, job.files, stdin=job.stdin, limits=job.limits)
         except SandboxError as exc:
             return Verdict.fail(
-                SANDBOX_ERROR,
+                Status.SANDBOX_ERROR,
                 program,
                 error=f"sandbox failure (not the model's fault): {exc}",
                 backend=self.sandbox_name,
@@ -205,9 +207,9 @@ class CodeVerifier(Verifier):
         except InvalidReference as exc:
             if "judge Python only" in str(exc):
                 why = f"the row's tests call Python functions; the completion is in {chosen.language.name}"
-                return Verdict(0.0, False, LANGUAGE_MISMATCH, chosen.program, {"error": why})
+                return Verdict(0.0, False, Status.LANGUAGE_MISMATCH, chosen.program, {"error": why})
             return Verdict.fail(
-                INVALID_REFERENCE, chosen.program, error=f"bad reference (not the model's fault): {exc}"
+                Status.INVALID_REFERENCE, chosen.program, error=f"bad reference (not the model's fault): {exc}"
             )
         settings = {
             "time_limit": self.config.time_limit,

@@ -33,7 +33,7 @@ from rewardkit.verifiers.instruction_following import (  # noqa: F401 - importin
 from rewardkit.verifiers.instruction_following.registry import CHECKS, BadArguments, bind
 from rewardkit.verifiers.instruction_following.rows import BadRow, Instruction, read_instructions
 from rewardkit.verifiers.instruction_following.text import LanguageUnavailable
-from rewardkit.verifiers.verdict import ERROR, INVALID_REFERENCE, NO_ANSWER, OK, Verdict
+from rewardkit.verifiers.verdict import Status, Verdict
 
 THINK_OPEN = "<think>"
 MODES = ("strict", "loose")
@@ -112,12 +112,12 @@ class IFEvalVerifier(Verifier):
                 instructions = read_instructions(reference, context.get("kwargs"))
                 bound = [self._bind(instruction, prompt) for instruction in instructions]
             except (BadRow, BadArguments) as exc:
-                return Verdict.fail(INVALID_REFERENCE, reason=str(exc))
+                return Verdict.fail(Status.INVALID_REFERENCE, reason=str(exc))
             answer = answer_of(assistant_text(completion), self.config.strip_think)
             ids = [i.id for i in instructions]
             if answer is None or not answer.strip():
                 reason = "unclosed <think>" if answer is None else "empty answer"
-                return Verdict.fail(NO_ANSWER, instructions=ids, reason=reason)
+                return Verdict.fail(Status.NO_ANSWER, instructions=ids, reason=reason)
             answer = answer[: self.config.max_chars]
         with stage("ifeval: compare"):
             readings = loose_variants(answer) if self.config.mode == "loose" else [answer]
@@ -125,7 +125,7 @@ class IFEvalVerifier(Verifier):
             try:
                 followed = [any(fn(r, args) for r in readings) for fn, args in bound]
             except LanguageUnavailable as exc:
-                return Verdict.fail(ERROR, error=str(exc))
+                return Verdict.fail(Status.ERROR, error=str(exc))
         return self._verdict(ids, followed, answer)
 
     def _bind(self, instruction: Instruction, prompt: str | None) -> tuple[Any, Mapping[str, Any]]:
@@ -145,4 +145,4 @@ class IFEvalVerifier(Verifier):
             "total": len(followed),
         }
         extracted = f"{done}/{len(followed)} followed"
-        return Verdict(score, correct, OK, extracted, details)
+        return Verdict(score, correct, Status.OK, extracted, details)

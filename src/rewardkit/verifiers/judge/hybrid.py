@@ -18,9 +18,9 @@ from rewardkit._errors import ConfigError
 from rewardkit.verifiers.base import Verifier, check_batch
 from rewardkit.verifiers.judge.config import JudgeConfig
 from rewardkit.verifiers.judge.verifier import JudgeVerifier, usage_metrics
-from rewardkit.verifiers.verdict import INVALID_REFERENCE, NO_ANSWER, PARSE_ERROR, Verdict
+from rewardkit.verifiers.verdict import Status, Verdict
 
-DEFAULT_JUDGE_ON = (str(NO_ANSWER), str(PARSE_ERROR), str(INVALID_REFERENCE))
+DEFAULT_JUDGE_ON = (str(Status.NO_ANSWER), str(Status.PARSE_ERROR), str(Status.INVALID_REFERENCE))
 NEVER_JUDGED = frozenset({"ok", "error"})  # a rule's decision, and a rule's bug: never the judge's to take
 
 

@@ -37,7 +37,7 @@ from rewardkit.verifiers.judge.rubric_prompt import (
     read_rubric,
 )
 from rewardkit.verifiers.judge.verifier import JudgeVerifier, judged_text, usage_metrics
-from rewardkit.verifiers.verdict import INVALID_REFERENCE, JUDGE_ERROR, NO_ANSWER, OK, Verdict
+from rewardkit.verifiers.verdict import Status, Verdict
 
 MODES = ("one_call", "per_criterion")
 #: The reference of a row judged on a spec's criteria that has no reference answer.
@@ -93,10 +93,10 @@ class RubricVerifier(JudgeVerifier):
         try:
             criteria = self.fixed if self.fixed is not None else read_rubric(reference)
         except RubricError as exc:
-            return Verdict.fail(INVALID_REFERENCE, error=f"bad rubric (not the model's fault): {exc}")
+            return Verdict.fail(Status.INVALID_REFERENCE, error=f"bad rubric (not the model's fault): {exc}")
         answer = judged_text(completion)
         if answer is None:
-            return Verdict.fail(NO_ANSWER, reason="no answer after the think block (or it never closed)")
+            return Verdict.fail(Status.NO_ANSWER, reason="no answer after the think block (or it never closed)")
         question = context.get("question")
         question_text = question if isinstance(question, str) else (None if question is None else str(question))
         gold = context.get("answer")
@@ -109,7 +109,7 @@ class RubricVerifier(JudgeVerifier):
             record = self._ask_each(criteria, question_text, gold_text, answer)
         if "problem" in record:
             return Verdict.fail(
-                JUDGE_ERROR,
+                Status.JUDGE_ERROR,
                 error=record["problem"],
                 model=self.config.model,
                 attempts=record.get("attempts", 0),
@@ -197,7 +197,7 @@ class RubricVerifier(JudgeVerifier):
         if cost is not None:
             details["cost"] = cost
         score = earned / total
-        return Verdict(score, all(met), OK, f"{sum(met)}/{len(met)} criteria", details)
+        return Verdict(score, all(met), Status.OK, f"{sum(met)}/{len(met)} criteria", details)
 
     def batch_metrics(self, verdicts: Sequence[Verdict]) -> dict[str, float]:
         """Usage, and for a spec's fixed criteria the share of judged rows meeting each (``criterion/<name>``)."""

@@ -23,7 +23,7 @@ from rewardkit.verifiers.judge.config import JudgeConfig
 from rewardkit.verifiers.judge.disk_cache import VerdictCache, cache_key
 from rewardkit.verifiers.judge.limits import Limits
 from rewardkit.verifiers.judge.prompt import PromptBuilder, parse_verdict, reference_text
-from rewardkit.verifiers.verdict import JUDGE_ERROR, NO_ANSWER, OK, Verdict
+from rewardkit.verifiers.verdict import Status, Verdict
 
 
 def judged_text(completion: Any) -> str | None:
@@ -92,7 +92,7 @@ class JudgeVerifier(Verifier):
     def _verify(self, completion: Any, reference: Any, **context: Any) -> Verdict:
         prepared = self._prepared(completion, reference, context)
         if prepared is None:
-            return Verdict.fail(NO_ANSWER, reason="no answer after the think block (or it never closed)")
+            return Verdict.fail(Status.NO_ANSWER, reason="no answer after the think block (or it never closed)")
         question, gold, answer, key = prepared
         question_text = question or None
         if self.cache is not None:
@@ -103,7 +103,7 @@ class JudgeVerifier(Verifier):
         try:
             reply = self.client.complete(messages)
         except JudgeCallError as exc:
-            return Verdict.fail(JUDGE_ERROR, error=str(exc), model=self.config.model, attempts=exc.attempts)
+            return Verdict.fail(Status.JUDGE_ERROR, error=str(exc), model=self.config.model, attempts=exc.attempts)
         parsed = parse_verdict(reply.content)
         record = {
             "verdict": parsed.verdict,
@@ -115,7 +115,7 @@ class JudgeVerifier(Verifier):
         }
         if parsed.verdict is None:
             return Verdict.fail(
-                JUDGE_ERROR,
+                Status.JUDGE_ERROR,
                 error=parsed.problem,
                 model=self.config.model,
                 reply=reply.content[:500],
@@ -153,7 +153,7 @@ class JudgeVerifier(Verifier):
         cost = self.cost_of(details["usage"])
         if cost is not None:
             details["cost"] = cost
-        return Verdict(1.0 if correct else 0.0, correct, OK, record["verdict"], details)
+        return Verdict(1.0 if correct else 0.0, correct, Status.OK, record["verdict"], details)
 
     def cost_of(self, usage: Mapping[str, int]) -> float | None:
         c = self.config

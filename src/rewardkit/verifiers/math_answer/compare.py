@@ -42,7 +42,7 @@ from rewardkit.verifiers.math_answer.numeric import (
     same_time,
 )
 from rewardkit.verifiers.math_answer.units import conversion
-from rewardkit.verifiers.verdict import HEDGED, INVALID_REFERENCE, OK, PARSE_ERROR
+from rewardkit.verifiers.verdict import Status
 
 __all__ = ["Judgement", "Task", "agrees", "equivalent", "judge", "judge_task", "normalize", "split_values"]
 
@@ -79,7 +79,9 @@ def judge_task(task: Task) -> Judgement:
     committed = task.meant or task.values
     for sides, approximate, kind in task.later:
         if not any(agrees(committed, side, approximate) for side in sides):
-            return Judgement(False, HEDGED, f"the answer is followed by a different value ({kind}): {sides[-1]!r}")
+            return Judgement(
+                False, Status.HEDGED, f"the answer is followed by a different value ({kind}): {sides[-1]!r}"
+            )
     return judge(task.values, task.reference, task.places)
 
 
@@ -300,7 +302,7 @@ def judge(answer_values: tuple[str, ...] | list[str], reference: str, places: in
     non-integer number; otherwise it separates values. Neither side's comma can then give false credit."""
     gold_values = split_values(reference)
     if not gold_values:
-        return Judgement(False, INVALID_REFERENCE, "the reference holds no value")
+        return Judgement(False, Status.INVALID_REFERENCE, "the reference holds no value")
     gold_readings = [gold_values]
     answer_readings = [[v for raw in answer_values for v in split_values(raw)]]
     if (
@@ -310,7 +312,7 @@ def judge(answer_values: tuple[str, ...] | list[str], reference: str, places: in
     ):
         answer_readings = [[decimal]]
     if not answer_readings[0]:
-        return Judgement(False, PARSE_ERROR, "the answer holds no value")
+        return Judgement(False, Status.PARSE_ERROR, "the answer holds no value")
     first: Judgement | None = None
     for gold_values in gold_readings:
         for values in answer_readings:
@@ -341,7 +343,7 @@ def _judge_single(gold: str, values: list[str], places: int) -> Judgement:
             hit = any(equivalent(gold, v, places) for v in distinct)
             return Judgement(
                 False,
-                HEDGED,
+                Status.HEDGED,
                 f"{len(distinct)} different values given where one is expected"
                 + (" (one of them right)" if hit else ""),
             )
@@ -349,21 +351,21 @@ def _judge_single(gold: str, values: list[str], places: int) -> Judgement:
     answer = values[0]
     result = equivalent(gold, answer, places)
     if result is None:
-        return Judgement(False, PARSE_ERROR, "the answer could not be parsed")
+        return Judgement(False, Status.PARSE_ERROR, "the answer could not be parsed")
     a_set, g_set = "\\{" in answer, "\\{" in gold
     if not result and a_set and _set_size(_parse(normalize(answer))) > 1 and not g_set:
-        return Judgement(False, HEDGED, "a set of several values given where one is expected")
-    return Judgement(result, OK, "equivalent" if result else "not equivalent")
+        return Judgement(False, Status.HEDGED, "a set of several values given where one is expected")
+    return Judgement(result, Status.OK, "equivalent" if result else "not equivalent")
 
 
 def _judge_several(reference: str, gold_values: list[str], values: list[str], places: int) -> Judgement:
     if len(values) == 1:
         if parse_number(normalize(values[0])) is not None:  # one number never states several values (1.5 vs 1,5)
-            return Judgement(False, OK, f"one number given where {len(gold_values)} values are expected")
+            return Judgement(False, Status.OK, f"one number given where {len(gold_values)} values are expected")
         whole = equivalent(normalize(reference), values[0], places)
         if whole is None:
-            return Judgement(False, PARSE_ERROR, "the answer could not be parsed")
-        return Judgement(whole, OK, "equivalent as a whole" if whole else "not equivalent")
+            return Judgement(False, Status.PARSE_ERROR, "the answer could not be parsed")
+        return Judgement(whole, Status.OK, "equivalent as a whole" if whole else "not equivalent")
     values = _distinct(values, symbolic=False)
     unmatched = list(values)
     missing = 0
@@ -374,7 +376,7 @@ def _judge_several(reference: str, gold_values: list[str], values: list[str], pl
         else:
             unmatched.remove(match)
     if missing == 0 and not unmatched:
-        return Judgement(True, OK, f"all {len(gold_values)} values match")
+        return Judgement(True, Status.OK, f"all {len(gold_values)} values match")
     if missing == 0:
-        return Judgement(False, HEDGED, f"{len(unmatched)} extra values beyond the {len(gold_values)} expected")
-    return Judgement(False, OK, f"{missing} of {len(gold_values)} expected values missing")
+        return Judgement(False, Status.HEDGED, f"{len(unmatched)} extra values beyond the {len(gold_values)} expected")
+    return Judgement(False, Status.OK, f"{missing} of {len(gold_values)} expected values missing")

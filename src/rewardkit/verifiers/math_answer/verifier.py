@@ -26,7 +26,7 @@ from rewardkit.verifiers.math_answer.extract import (
 from rewardkit.verifiers.math_answer.numeric import ROUNDING_PLACES
 from rewardkit.verifiers.math_answer.reference import reference_text
 from rewardkit.verifiers.math_answer.values import value_key
-from rewardkit.verifiers.verdict import ERROR, HEDGED, INVALID_REFERENCE, NO_ANSWER, OK, TIMEOUT, Verdict
+from rewardkit.verifiers.verdict import Status, Verdict
 from rewardkit.verifiers.worker_pool import TASK_OK, TASK_TIMEOUT, WorkerPool
 
 _WORKER_TARGET = "rewardkit.verifiers.math_answer.worker:judge_in_worker"
@@ -109,19 +109,19 @@ class MathVerifier(Verifier):
     def _prepare(self, completion: Any, reference: Any) -> Verdict | tuple[ExtractedAnswer, Task]:
         gold = reference_text(reference)
         if gold is None:
-            return Verdict.fail(INVALID_REFERENCE, reason=f"no usable reference: {reference!r}")
+            return Verdict.fail(Status.INVALID_REFERENCE, reason=f"no usable reference: {reference!r}")
         text = assistant_text(completion)
         found = extract_answer(text, self.config.extraction)
         if found is None:
             if unfinished_thought(text):
                 return Verdict.fail(
-                    NO_ANSWER, reason="the think block never closed: the completion ended before answering"
+                    Status.NO_ANSWER, reason="the think block never closed: the completion ended before answering"
                 )
             what = "math or number" if self.config.extraction == LENIENT else "boxed answer or answer statement"
-            return Verdict.fail(NO_ANSWER, reason=f"no {what} found")
+            return Verdict.fail(Status.NO_ANSWER, reason=f"no {what} found")
         if found.retracted is not None:
             return Verdict.fail(
-                HEDGED,
+                Status.HEDGED,
                 found.text,
                 source=found.source,
                 retracted=found.retracted[:200],
@@ -132,7 +132,7 @@ class MathVerifier(Verifier):
             (p.sides, p.approximate, p.kind) for p in found.proposals if not any(value_key(s) in keys for s in p.sides)
         )
         if not later and len(found.values) == 1 and _trivially_equal(found.text, gold):
-            return Verdict(1.0, True, OK, found.text, {"reason": "identical", "source": found.source})
+            return Verdict(1.0, True, Status.OK, found.text, {"reason": "identical", "source": found.source})
         return found, Task(found.values, gold, later, self.config.rounding_places, found.meant)
 
     def _verify(self, completion: Any, reference: Any, **context: Any) -> Verdict:
@@ -156,7 +156,7 @@ class MathVerifier(Verifier):
             try:
                 prepared = self._prepare(completion, reference)
             except Exception as exc:  # noqa: BLE001 - one bad sample must not sink the batch
-                prepared = Verdict.fail(ERROR, error=f"{type(exc).__name__}: {exc}")
+                prepared = Verdict.fail(Status.ERROR, error=f"{type(exc).__name__}: {exc}")
             if isinstance(prepared, Verdict):
                 verdicts.append(prepared)
             else:
@@ -184,9 +184,9 @@ def _to_verdict(found: ExtractedAnswer, result: Any) -> Verdict:
     if len(found.values) > 1:
         details["values"] = list(found.values)
     if result.status == TASK_TIMEOUT:
-        return Verdict.fail(TIMEOUT, found.text, **details, reason=result.error or "comparison timed out")
+        return Verdict.fail(Status.TIMEOUT, found.text, **details, reason=result.error or "comparison timed out")
     if result.status != TASK_OK:
-        return Verdict.fail(ERROR, found.text, **details, error=result.error)
+        return Verdict.fail(Status.ERROR, found.text, **details, error=result.error)
     judgement: Judgement = result.value
     details["reason"] = judgement.reason
     return Verdict(1.0 if judgement.correct else 0.0, judgement.correct, judgement.status, found.text, details)

@@ -37,7 +37,7 @@ from rewardkit.verifiers.multiple_choice.extract import (
     final_line,
     find_candidates,
 )
-from rewardkit.verifiers.verdict import ERROR, HEDGED, INVALID_REFERENCE, NO_ANSWER, OK, Verdict
+from rewardkit.verifiers.verdict import Status, Verdict
 
 INVALID_OPTION = "invalid_option"
 OPTION_MISMATCH = "option_mismatch"
@@ -150,7 +150,7 @@ class MCQVerifier(Verifier):
             except VerifierError:
                 raise
             except Exception as exc:  # noqa: BLE001 - one bad sample must not crash a training batch
-                verdicts.append(Verdict.fail(ERROR, error=f"{type(exc).__name__}: {exc}"))
+                verdicts.append(Verdict.fail(Status.ERROR, error=f"{type(exc).__name__}: {exc}"))
         return verdicts
 
     def _verify(self, completion: Any, reference: Any, **context: Any) -> Verdict:
@@ -164,12 +164,12 @@ class MCQVerifier(Verifier):
     def _judge(self, completion: Any, reference: Any, options: Options, valid: str, reader: ChoiceReader) -> Verdict:
         gold = self._gold(reference, reader, options.digit_labels)
         if gold is None:
-            return Verdict.fail(INVALID_REFERENCE, reference=str(reference)[:200], valid_letters=valid)
+            return Verdict.fail(Status.INVALID_REFERENCE, reference=str(reference)[:200], valid_letters=valid)
         with stage("mcq: extract"):
             text = answer_text(completion, self.config.max_chars)
             candidates = find_candidates(text, reader) or [c for c in [final_line(text, reader)] if c]
             if not candidates:
-                return Verdict.fail(NO_ANSWER, gold=gold)
+                return Verdict.fail(Status.NO_ANSWER, gold=gold)
             cluster = final_answer(candidates, text)
             choices = [ch for cand in cluster for ch in cand.choices]
             after = cluster[-1].after
@@ -189,7 +189,7 @@ class MCQVerifier(Verifier):
         details: dict[str, Any] = {"gold": gold, "letters": letters, "source": source, "valid_letters": valid}
         extracted = ",".join(letters)
         if len(letters) > 1:
-            return Verdict.fail(HEDGED, extracted, **details)
+            return Verdict.fail(Status.HEDGED, extracted, **details)
         mismatched = [c for c in choices if c.attached is not None and c.attached != c.letter]
         if mismatched:
             details["attached_text_names"] = mismatched[0].attached
@@ -197,7 +197,7 @@ class MCQVerifier(Verifier):
         if letters[0] not in valid:
             return Verdict.fail(INVALID_OPTION, extracted, **details)
         correct = letters[0] == gold
-        return Verdict(1.0 if correct else 0.0, correct, OK, extracted, details)
+        return Verdict(1.0 if correct else 0.0, correct, Status.OK, extracted, details)
 
     def _options(self, context: Mapping[str, Any]) -> Options:
         raw = context.get("options", context.get("choices"))

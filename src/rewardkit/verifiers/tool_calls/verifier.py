@@ -30,16 +30,7 @@ from rewardkit.verifiers.tool_calls.compare import Rules, best_pairs, normalise,
 from rewardkit.verifiers.tool_calls.reference import BadReference, reference_calls
 from rewardkit.verifiers.tool_calls.schemas import checker, row_tools
 from rewardkit.verifiers.tool_calls.text_forms import DEFAULT_FORMATS, FORMATS
-from rewardkit.verifiers.verdict import (
-    INVALID_REFERENCE,
-    MALFORMED_CALL,
-    NO_ANSWER,
-    OK,
-    SCHEMA_VIOLATION,
-    TOO_MANY_CALLS,
-    UNKNOWN_FUNCTION,
-    Verdict,
-)
+from rewardkit.verifiers.verdict import Status, Verdict
 
 
 @dataclass(frozen=True)
@@ -147,28 +138,28 @@ class ToolCallVerifier(Verifier):
             tools = next((t for t in (context.get("tools"), context.get("functions")) if _given(t)), None)
             compiled = row_tools(tools) if tools is not None else None
         except BadReference as exc:
-            return Verdict.fail(INVALID_REFERENCE, reason=str(exc)[:500])
+            return Verdict.fail(Status.INVALID_REFERENCE, reason=str(exc)[:500])
         with stage("tool_call: extract"):
             try:
                 calls = completion_calls(completion, self.config.turns, self.config.formats)
             except MalformedCall as exc:
-                return Verdict.fail(MALFORMED_CALL, reason=str(exc)[:500])
+                return Verdict.fail(Status.MALFORMED_CALL, reason=str(exc)[:500])
         if not expected:  # the row expects no call: right when none is made
             if not calls:
-                return Verdict(1.0, True, OK, "", {"calls": 0, "expected": 0})
+                return Verdict(1.0, True, Status.OK, "", {"calls": 0, "expected": 0})
             extracted = json.dumps([c.to_dict() for c in calls], default=repr)[:1000]
             details = {"calls": len(calls), "expected": 0, "problems": {"0": ["no call was expected"]}}
-            return Verdict(0.0, False, OK, extracted, details)
+            return Verdict(0.0, False, Status.OK, extracted, details)
         if not calls:
-            return Verdict.fail(NO_ANSWER, expected=len(expected))
+            return Verdict.fail(Status.NO_ANSWER, expected=len(expected))
         extracted = json.dumps([c.to_dict() for c in calls], default=repr)[:1000]
         if len(calls) > self.config.max_calls:
-            return Verdict.fail(TOO_MANY_CALLS, extracted, calls=len(calls), max_calls=self.config.max_calls)
+            return Verdict.fail(Status.TOO_MANY_CALLS, extracted, calls=len(calls), max_calls=self.config.max_calls)
         with stage("tool_call: compare"):
             try:
                 return self._compare(calls, expected, compiled, extracted)
             except BadReference as exc:
-                return Verdict.fail(INVALID_REFERENCE, extracted, reason=str(exc)[:500])
+                return Verdict.fail(Status.INVALID_REFERENCE, extracted, reason=str(exc)[:500])
 
     def _compare(
         self,
@@ -178,7 +169,7 @@ class ToolCallVerifier(Verifier):
         extracted: str,
     ) -> Verdict:
         schemas = None if compiled is None else {name: schema for name, (schema, _) in compiled.items()}
-        status = OK
+        status = Status.OK
         problems: dict[int, list[str]] = {}
         rejected: set[int] = set()
         if compiled is not None and schemas is not None:
@@ -186,13 +177,13 @@ class ToolCallVerifier(Verifier):
                 if call.name not in schemas:
                     problems[i] = [f"unknown function {call.name!r}"]
                     rejected.add(i)
-                    status = UNKNOWN_FUNCTION
+                    status = Status.UNKNOWN_FUNCTION
                 elif self.config.validate:
                     errors = schema_errors(call, compiled[call.name][1], self.config.strings)
                     if errors:
                         problems[i] = errors
                         rejected.add(i)
-                        status = status if status != OK else SCHEMA_VIOLATION
+                        status = status if status != Status.OK else Status.SCHEMA_VIOLATION
         wanted = Counter(r.name for r in expected)
         made = Counter(c.name for c in calls)
         for i, call in enumerate(calls):
@@ -217,7 +208,7 @@ class ToolCallVerifier(Verifier):
                 problems.setdefault(i, []).append("no reference call left for it")
         total = sum(table[i][j] for i, j in pairs)
         share = total / max(len(calls), len(expected))
-        perfect = len(calls) == len(expected) and all(table[i][j] == 1.0 for i, j in pairs) and status == OK
+        perfect = len(calls) == len(expected) and all(table[i][j] == 1.0 for i, j in pairs) and status == Status.OK
         score = share if self.config.mode == "partial" else float(perfect)
         details: dict[str, Any] = {
             "calls": len(calls),

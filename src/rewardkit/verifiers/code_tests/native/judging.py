@@ -19,20 +19,14 @@ from rewardkit.sandbox.lookup import get_language
 from rewardkit.verifiers.code_tests.native.build import BuildCache, BuildFailure, Built, build
 from rewardkit.verifiers.code_tests.native.judge_job import prepare_judge, read_report
 from rewardkit.verifiers.code_tests.native.problem import Checker, Problem
-from rewardkit.verifiers.verdict import (
-    COMPILE_ERROR,
-    INVALID_REFERENCE,
-    MEMORY_LIMIT,
-    OK,
-    OUTPUT_LIMIT,
-    RUNTIME_ERROR,
-    SANDBOX_ERROR,
-    TIMEOUT,
-    Status,
-    Verdict,
-)
+from rewardkit.verifiers.verdict import Status, Verdict
 
-CASE_STATUS = {"TLE": TIMEOUT, "MLE": MEMORY_LIMIT, "RE": RUNTIME_ERROR, "OLE": OUTPUT_LIMIT}
+CASE_STATUS = {
+    "TLE": Status.TIMEOUT,
+    "MLE": Status.MEMORY_LIMIT,
+    "RE": Status.RUNTIME_ERROR,
+    "OLE": Status.OUTPUT_LIMIT,
+}
 STATUS_ORDER = ("TLE", "MLE", "RE", "OLE")
 CHECKER_LANGUAGE = "cpp17"
 
@@ -60,9 +54,13 @@ def judge_program(
     )
     if isinstance(built, BuildFailure):
         if built.infrastructure:
-            return Verdict.fail(SANDBOX_ERROR, program, error=f"not the model's fault: {built.message}", **base)
+            return Verdict.fail(Status.SANDBOX_ERROR, program, error=f"not the model's fault: {built.message}", **base)
         return Verdict(
-            0.0, False, COMPILE_ERROR, program, {**base, "compiler": built.message, "tests_total": len(problem.tests)}
+            0.0,
+            False,
+            Status.COMPILE_ERROR,
+            program,
+            {**base, "compiler": built.message, "tests_total": len(problem.tests)},
         )
     checker = None
     if problem.checker is not None:
@@ -76,18 +74,22 @@ def judge_program(
     try:
         result = sandbox.run(job.command, job.files, stdin=job.stdin, limits=job.limits)
     except SandboxError as exc:
-        return Verdict.fail(SANDBOX_ERROR, program, error=f"sandbox failure (not the model's fault): {exc}", **base)
+        return Verdict.fail(
+            Status.SANDBOX_ERROR, program, error=f"sandbox failure (not the model's fault): {exc}", **base
+        )
     details = {**base, "compile_cached": built.cached}
     if result.infra_error:
-        return Verdict.fail(SANDBOX_ERROR, program, error=f"not the model's fault: {result.infra_error}", **details)
+        return Verdict.fail(
+            Status.SANDBOX_ERROR, program, error=f"not the model's fault: {result.infra_error}", **details
+        )
     report = read_report(job, result)
     if report is None:
         if result.memory_exceeded:
-            return Verdict(0.0, False, MEMORY_LIMIT, program, {**details, "error": "the run ran out of memory"})
+            return Verdict(0.0, False, Status.MEMORY_LIMIT, program, {**details, "error": "the run ran out of memory"})
         if result.timed_out:
-            return Verdict(0.0, False, TIMEOUT, program, {**details, "error": "the run ran past its time"})
+            return Verdict(0.0, False, Status.TIMEOUT, program, {**details, "error": "the run ran past its time"})
         tail = result.stderr[-600:].decode("utf-8", "replace")
-        return Verdict.fail(SANDBOX_ERROR, program, error=f"the judge gave no report: {tail}", **details)
+        return Verdict.fail(Status.SANDBOX_ERROR, program, error=f"the judge gave no report: {tail}", **details)
     return _verdict(report, problem, program, details, bool(settings.get("partial_credit", True)))
 
 
@@ -99,14 +101,14 @@ def _build_checker(sandbox: Sandbox, checker: Checker, cache: BuildCache) -> byt
     if isinstance(built, Built):
         return built.artifact
     if built.infrastructure:
-        return Verdict.fail(SANDBOX_ERROR, None, error=f"the checker could not be built: {built.message}")
+        return Verdict.fail(Status.SANDBOX_ERROR, None, error=f"the checker could not be built: {built.message}")
     missing = (
         " (it includes testlib.h: give it in grader_files or a 'testlib' column)"
         if "testlib.h" in built.message
         else ""
     )
     return Verdict.fail(
-        INVALID_REFERENCE, None, error=f"the dataset's checker does not compile{missing}: {built.message}"
+        Status.INVALID_REFERENCE, None, error=f"the dataset's checker does not compile{missing}: {built.message}"
     )
 
 
@@ -154,4 +156,4 @@ def _status(counts: Mapping[str, int]) -> Status:
     for name in STATUS_ORDER:
         if counts.get(name):
             return CASE_STATUS[name]
-    return OK
+    return Status.OK
