@@ -326,3 +326,15 @@ def test_tau_bench_actions_with_kwargs_and_a_message_holding_tool_calls_as_a_str
     assert verify(hermes("get_order_details", {"order_id": "#W77"}), stored).score == 1.0
     both = '<tool_call>{"name": "f", "arguments": {"a": 1}, "kwargs": {"a": 2}}</tool_call>'
     assert verify(both, [{"name": "f", "arguments": {"a": 1}}]).status == "malformed_call"
+
+
+def test_a_dotted_bfcl_name_written_with_underscores_is_that_function_when_only_one_reads_so():
+    function = [{"name": "math.factorial", "parameters": {"type": "dict", "properties": {"n": {"type": "integer"}}}}]
+    truth = [{"math.factorial": {"n": [5]}}]
+    assert verify(hermes("math_factorial", {"n": 5}), truth, functions=function).score == 1.0
+    assert verify(hermes("math_factorial", {"n": 5}), truth).score == 1.0  # from the reference's names
+    assert verify(hermes("mathfactorial", {"n": 5}), truth, functions=function).status == "unknown_function"
+    both = [*function, {"name": "math_factorial", "parameters": {"type": "dict", "properties": {}}}]
+    assert verify(hermes("math_factorial", {"n": 5}), truth, functions=both).score == 0.0  # a function of its own
+    twins = [*function, {"name": "math_factorial.x", "parameters": {}}, {"name": "math.factorial_x", "parameters": {}}]
+    assert verify(hermes("math_factorial_x", {}), truth, tools=twins).status == "unknown_function"  # two read so

@@ -95,6 +95,25 @@ def schema_errors(call: Call, schema_json: str, strings: str = "exact") -> list[
 _text_reference = functools.lru_cache(maxsize=4096)(reference_calls)  # a row's JSON text, read once
 
 
+def dotted_names(calls: list[Call], known: list[str]) -> list[Call]:
+    """Calls with a dotted function's name written with underscores (``math_factorial`` for the row's
+    ``math.factorial``: OpenAI-style APIs forbid dots) renamed to it, where exactly one known name reads so."""
+    dotted: dict[str, list[str]] = {}
+    for name in known:
+        if "." in name:
+            dotted.setdefault(name.replace(".", "_"), []).append(name)
+    if not dotted:
+        return calls
+    names = set(known)
+    out = []
+    for call in calls:
+        targets = dotted.get(call.name, [])
+        if call.name not in names and len(targets) == 1:
+            call = Call(targets[0], call.arguments)
+        out.append(call)
+    return out
+
+
 def _given(tools: Any) -> bool:
     return tools is not None and not (isinstance(tools, str) and not tools.strip())
 
@@ -152,6 +171,7 @@ class ToolCallVerifier(Verifier):
             return Verdict(0.0, False, Status.OK, extracted, details)
         if not calls:
             return Verdict.fail(Status.NO_ANSWER, expected=len(expected))
+        calls = dotted_names(calls, list(compiled) if compiled is not None else [r.name for r in expected])
         extracted = json.dumps([c.to_dict() for c in calls], default=repr)[:1000]
         if len(calls) > self.config.max_calls:
             return Verdict.fail(Status.TOO_MANY_CALLS, extracted, calls=len(calls), max_calls=self.config.max_calls)
