@@ -7,44 +7,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rewardkit._errors import ConfigError
+from rewardkit.verifiers.text import completion_text
+
+__all__ = ["TRAINER_KWARGS", "Batch", "completion_text", "final_turn", "prompt_text"]
 
 # Keyword arguments TRL passes that are not per-row dataset columns.
 TRAINER_KWARGS = frozenset({"trainer_state", "log_metric", "log_extra", "environments", "completion_ids"})
-
-
-def completion_text(completion: Any) -> str:
-    """The text of a completion given as a string or as chat messages.
-
-    Assistant turns are joined with newlines; a message's ``reasoning_content`` (or ``reasoning``) is
-    rendered as a leading ``<think>...</think>`` block, so a chat completion scores like the plain string
-    a model without a reasoning parser would have produced.
-    """
-    if completion is None:
-        return ""
-    if isinstance(completion, str):
-        return completion
-    if isinstance(completion, Mapping):
-        completion = [completion]
-    if not isinstance(completion, Sequence):
-        return str(completion)
-    parts: list[str] = []
-    for message in completion:
-        if isinstance(message, str):
-            parts.append(message)
-            continue
-        if not isinstance(message, Mapping) or message.get("role", "assistant") != "assistant":
-            continue
-        reasoning = message.get("reasoning_content") or message.get("reasoning")
-        content = message.get("content")
-        if isinstance(content, list):
-            content = "".join(
-                str(p.get("text", "")) for p in content if isinstance(p, Mapping) and p.get("type") == "text"
-            )
-        text = f"<think>{reasoning}</think>" if reasoning else ""
-        text += str(content) if content else ""
-        if text:
-            parts.append(text)
-    return "\n".join(parts)
 
 
 def final_turn(completion: Any) -> Any:

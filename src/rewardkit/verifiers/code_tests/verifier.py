@@ -21,13 +21,14 @@ from typing import Any
 from rewardkit._errors import ConfigError, SandboxError
 from rewardkit.plugins.params import check_value
 from rewardkit.sandbox.base import Limits, Sandbox
-from rewardkit.verifiers.base import Verifier, assistant_text
+from rewardkit.verifiers.base import Verifier
 from rewardkit.verifiers.code_tests.extract import extract_program
 from rewardkit.verifiers.code_tests.job import InvalidReference, parse_result, prepare_job, valid_tolerance
 from rewardkit.verifiers.code_tests.native.build import BuildCache
 from rewardkit.verifiers.code_tests.native.judging import judge_program
 from rewardkit.verifiers.code_tests.native.problem import needs_judge, problem_from_row
 from rewardkit.verifiers.code_tests.native.selection import Selection, select
+from rewardkit.verifiers.text import completion_text
 from rewardkit.verifiers.verdict import Status, Verdict
 
 __all__ = ["CodeConfig", "CodeVerifier", "extract_program"]
@@ -151,7 +152,7 @@ class CodeVerifier(Verifier):
         return self._sandbox
 
     def _verify(self, completion: Any, reference: Any, **context: Any) -> Verdict:
-        text = assistant_text(completion)
+        text = completion_text(completion, turns="final", reasoning=False)
         chosen = select(text, reference, context, self.config.language)
         program = chosen.program
         if not program.strip():

@@ -22,7 +22,7 @@ from typing import Any
 
 from rewardkit._errors import ConfigError
 from rewardkit.profiling import stage
-from rewardkit.verifiers.base import THINK_CLOSE, Verifier, assistant_text
+from rewardkit.verifiers.base import Verifier
 from rewardkit.verifiers.instruction_following import (  # noqa: F401 - importing registers their checks
     extended_checks,
     func_name_checks,
@@ -33,6 +33,7 @@ from rewardkit.verifiers.instruction_following import (  # noqa: F401 - importin
 from rewardkit.verifiers.instruction_following.registry import CHECKS, BadArguments, bind
 from rewardkit.verifiers.instruction_following.rows import BadRow, Instruction, read_instructions
 from rewardkit.verifiers.instruction_following.text import LanguageUnavailable
+from rewardkit.verifiers.text import THINK_CLOSE, completion_text
 from rewardkit.verifiers.verdict import Status, Verdict
 
 THINK_OPEN = "<think>"
@@ -113,7 +114,7 @@ class IFEvalVerifier(Verifier):
                 bound = [self._bind(instruction, prompt) for instruction in instructions]
             except (BadRow, BadArguments) as exc:
                 return Verdict.fail(Status.INVALID_REFERENCE, reason=str(exc))
-            answer = answer_of(assistant_text(completion), self.config.strip_think)
+            answer = answer_of(completion_text(completion, turns="final", reasoning=False), self.config.strip_think)
             ids = [i.id for i in instructions]
             if answer is None or not answer.strip():
                 reason = "unclosed <think>" if answer is None else "empty answer"

@@ -17,18 +17,19 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from rewardkit.verifiers.base import THINK_CLOSE, Verifier, answer_region, assistant_text, check_batch
+from rewardkit.verifiers.base import Verifier, check_batch
 from rewardkit.verifiers.judge.chat_client import CallSettings, ChatClient, JudgeCallError
 from rewardkit.verifiers.judge.config import JudgeConfig
 from rewardkit.verifiers.judge.disk_cache import VerdictCache, cache_key
 from rewardkit.verifiers.judge.limits import Limits
 from rewardkit.verifiers.judge.prompt import PromptBuilder, parse_verdict, reference_text
+from rewardkit.verifiers.text import THINK_CLOSE, answer_region, completion_text
 from rewardkit.verifiers.verdict import Status, Verdict
 
 
 def judged_text(completion: Any) -> str | None:
     """The part of a completion the judge reads, or None when it holds no answer (an unclosed think block)."""
-    text = assistant_text(completion)
+    text = completion_text(completion, turns="final", reasoning=False)
     if "<think>" in text and THINK_CLOSE not in text[text.rfind("<think>") :]:
         return None
     answer = answer_region(text).strip()

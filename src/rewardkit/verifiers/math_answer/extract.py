@@ -20,7 +20,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rewardkit.verifiers.base import THINK_CLOSE, answer_region
 from rewardkit.verifiers.math_answer.ending import (
     CHECK,
     CONFIRM,
@@ -32,6 +31,7 @@ from rewardkit.verifiers.math_answer.ending import (
 )
 from rewardkit.verifiers.math_answer.scan import last_math, math_spans, statement_value, unit_after
 from rewardkit.verifiers.math_answer.values import value_key
+from rewardkit.verifiers.text import THINK_CLOSE, answer_region, brace_pairs
 
 LENIENT, STRICT = "lenient", "strict"
 EXTRACTION_MODES = (LENIENT, STRICT)
@@ -116,24 +116,6 @@ class ExtractedAnswer:
         return tuple(f"{v} {self.unit}" for v in self.values) if self.unit else self.values
 
 
-def _brace_pairs(text: str) -> dict[int, int]:
-    """For each ``{`` that closes, the index just past its ``}`` (one linear pass; ``\\{`` is skipped)."""
-    pairs: dict[int, int] = {}
-    stack: list[int] = []
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == "{":
-            stack.append(i)
-        elif ch == "}" and stack:
-            pairs[stack.pop()] = i + 1
-        i += 1
-    return pairs
-
-
 @dataclass(frozen=True)
 class _Candidate:
     start: int
@@ -144,15 +126,16 @@ class _Candidate:
 
 def _boxes(text: str) -> list[_Candidate]:
     found = []
-    pairs = _brace_pairs(text) if "{" in text else {}
+    pairs = brace_pairs(text) if "{" in text else {}
     for match in _BOX_RE.finditer(text):
         i = match.end()
         while i < len(text) and text[i] in " \t":
             i += 1
         if i < len(text) and text[i] == "{":
-            end = pairs.get(i)
-            if end is None:
+            close = pairs.get(i)
+            if close is None:
                 continue
+            end = close + 1
             found.append(_Candidate(match.start(), end, text[i + 1 : end - 1].strip(), "boxed"))
         else:
             token = re.match(r"[^\s$.,;]+", text[i : i + 64])

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from rewardkit._errors import ConfigError
-from rewardkit.verifiers.base import Verifier, assistant_text, check_batch
+from rewardkit.verifiers.base import Verifier, check_batch
 from rewardkit.verifiers.math_answer.compare import Judgement, Task, normalize, split_values
 from rewardkit.verifiers.math_answer.extract import (
     EXTRACTION_MODES,
@@ -26,6 +26,7 @@ from rewardkit.verifiers.math_answer.extract import (
 from rewardkit.verifiers.math_answer.numeric import ROUNDING_PLACES
 from rewardkit.verifiers.math_answer.reference import reference_text
 from rewardkit.verifiers.math_answer.values import value_key
+from rewardkit.verifiers.text import completion_text
 from rewardkit.verifiers.verdict import Status, Verdict
 from rewardkit.verifiers.worker_pool import TASK_OK, TASK_TIMEOUT, WorkerPool
 
@@ -110,7 +111,7 @@ class MathVerifier(Verifier):
         gold = reference_text(reference)
         if gold is None:
             return Verdict.fail(Status.INVALID_REFERENCE, reason=f"no usable reference: {reference!r}")
-        text = assistant_text(completion)
+        text = completion_text(completion, turns="final", reasoning=False)
         found = extract_answer(text, self.config.extraction)
         if found is None:
             if unfinished_thought(text):

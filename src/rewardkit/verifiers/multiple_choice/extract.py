@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rewardkit.verifiers.base import answer_region, assistant_text
+from rewardkit.verifiers.text import answer_region, brace_pairs, completion_text
 
 SPAN_CHARS = 240  # an answer statement is read this far at most
 BOX_CHARS = 400  # a \boxed{...} longer than this is not an MCQ answer
@@ -43,7 +43,6 @@ _SPACES = re.compile(r"\s+")
 _TAG_OPEN = re.compile(r"(?i)<answer>")
 _TAG_CLOSE = re.compile(r"(?i)</answer>")
 _BOX_OPEN = re.compile(r"\\(?:boxed|fbox)\s?\{")
-_BRACE = re.compile(r"[{}]")
 _STATEMENT = re.compile(
     r"(?=(?i:[fcrbmtai]))"  # the first letters of the alternatives: sre skips every other position fast
     r"(?i:\b(?:final|correct|right|best|my|true)\s{1,3}(?:answer|option|choice|response)(?:\schoice)?"
@@ -127,7 +126,7 @@ _TRAILING_CHARS = " .!,;:)"
 
 def answer_text(completion: Any, max_chars: int) -> str:
     """The part of a completion that may hold the answer: after a closed think block, capped at its tail."""
-    text = answer_region(assistant_text(completion))[-max_chars:]
+    text = answer_region(completion_text(completion, turns="final", reasoning=False))[-max_chars:]
     if "*" in text or "_" in text or "`" in text or "$" in text or "\\" in text:  # _MARKUP needs one of them
         return _MARKUP.sub("", text)
     return text
@@ -302,7 +301,7 @@ def find_candidates(text: str, reader: ChoiceReader) -> list[Candidate]:
     read = _memo(reader)
     found: list[Candidate] = []
     boxes = list(_BOX_OPEN.finditer(text))
-    pairs = _brace_pairs(text) if boxes else {}
+    pairs = brace_pairs(text) if boxes else {}
     for m in boxes:
         close = pairs.get(m.end() - 1)
         if close is not None and close < m.end() + BOX_CHARS:
@@ -353,18 +352,6 @@ def _subject(text: str, phrase_start: int, phrase_end: int, read: Read) -> Candi
         if choices:
             return Candidate(start + word.start(), phrase_end, "statement", choices, phrase_end)
     return Candidate(phrase_start, phrase_end, "statement", ())
-
-
-def _brace_pairs(text: str) -> dict[int, int]:
-    """The position of each ``{``'s matching ``}``, found in one pass (unmatched braces are left out)."""
-    opened: list[int] = []
-    pairs: dict[int, int] = {}
-    for m in _BRACE.finditer(text):
-        if m.group() == "{":
-            opened.append(m.start())
-        elif opened:
-            pairs[opened.pop()] = m.start()
-    return pairs
 
 
 def _answer_tags(text: str, read: Read) -> list[Candidate]:
