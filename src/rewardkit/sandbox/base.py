@@ -67,6 +67,8 @@ class Sandbox(abc.ABC):
     """
 
     name: str = "sandbox"
+    #: The limits of a run that passes none (every backend takes them as its ``limits`` argument).
+    limits: Limits = Limits()
 
     @abc.abstractmethod
     def run(
@@ -78,7 +80,17 @@ class Sandbox(abc.ABC):
         limits: Limits | None = None,
         collect: Sequence[str] = (),
     ) -> RunResult:
-        """Write ``files`` into a fresh scratch dir, run ``command`` there, return output and ``collect``ed files."""
+        """Write ``files`` into a fresh scratch dir, run ``command`` there, return output and ``collect``ed files.
+
+        ``limits`` (else :attr:`limits`) hold for the whole run. What callers such as the code verifier's
+        harness (``verifiers/code_tests/job.py``) rely on, beyond the class's guarantees: the command gets at
+        least ``limits.wall_time`` before it is killed (the harness reports a little before that); it runs as
+        a non-root uid with no capabilities and inherits only stdin, stdout and stderr, so what it starts
+        cannot hold a descriptor the backend reads; stdout and stderr come back whole up to
+        ``limits.max_output_bytes``; the program's exit status and signal are reported, never interpreted;
+        and a failure of the backend itself is ``RunResult.infra_error``, never an exception for what the
+        program did.
+        """
 
     def toolchain_hint(self) -> str:
         """What to do when a language's compiler or runtime is not in this sandbox ("" when nothing to add)."""

@@ -98,7 +98,7 @@ class LocalSandbox(Sandbox):
             import logging
 
             logging.getLogger("rewardkit.sandbox").warning(message)
-        self.default_limits = limits or Limits()
+        self.limits = limits or Limits()
         self._seccomp = deny_filter()
         if self._seccomp is None:
             warnings.warn(
@@ -147,7 +147,7 @@ class LocalSandbox(Sandbox):
         collect: Sequence[str] = (),
     ) -> RunResult:
         check_run("local", self._closed, command, [*files, *collect])
-        limits = limits or self.default_limits
+        limits = limits or self.limits
         blobs = {name: (data.encode() if isinstance(data, str) else bytes(data)) for name, data in files.items()}
         if collect and self.isolation == "unshare":
             raise SandboxError("local sandbox: collect is not supported with isolation='unshare' (use bwrap)")

@@ -12,10 +12,7 @@ that holds ``job.files`` (the supervisor and its modules, ``HARNESS_FILES``, and
 stdin only, so the candidate never sees them. The verdict comes from the one stdout line ``RKH1 <nonce> <json>``;
 the program's own exit status and output decide nothing. See ``code_supervisor.py`` for the design.
 
-A backend should: give the job at least ``job.limits.wall_time`` before killing it (the supervisor
-reports a little before that), keep the candidate from holding the supervisor's stdout (true when it
-only inherits the fds the supervisor gives it), run the supervisor as a non-root user with no
-capabilities (it makes itself non-dumpable), and report its own failures in ``RunResult.infra_error``.
+What a backend must do for it is :meth:`rewardkit.sandbox.base.Sandbox.run`'s contract.
 """
 
 from __future__ import annotations
