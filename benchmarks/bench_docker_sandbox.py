@@ -25,6 +25,7 @@ import rewardkit as rk
 from rewardkit.sandbox.base import Limits
 from rewardkit.sandbox.docker.image_build import DEFAULT_IMAGE, docker_client
 from rewardkit.sandbox.docker.pool import ContainerSpec
+from rewardkit.verifiers.code_tests.job import warm_program
 
 PROGRAM = "import json, math\nprint(json.dumps([math.factorial(n) % 97 for n in range(200)])[:20])\n"
 EXPECTED_PREFIX = b"[1, 1, 2, 6, 24, 23"
@@ -73,7 +74,11 @@ def cold_runs(n: int, threads: int) -> float:
 
 def pool_runs(n: int, threads: int, fresh: bool) -> float:
     with rk.get_sandbox(
-        "docker", pool_size=threads, fresh_container_per_run=fresh, limits=Limits(wall_time=30, cpu_time=30)
+        "docker",
+        pool_size=threads,
+        fresh_container_per_run=fresh,
+        limits=Limits(wall_time=30, cpu_time=30),
+        warm=warm_program(),
     ) as sb:
         sb.run(["python3", "-c", "pass"], {})  # every container is already warm; one run settles imports
 

@@ -23,7 +23,7 @@ from rewardkit.rewards.base import Reward, Scored
 from rewardkit.rewards.combinators import Combinator
 from rewardkit.rewards.inputs import Batch, completion_text
 from rewardkit.rewards.spec import reward_factory
-from rewardkit.sandbox.base import Limits, RunResult, Sandbox
+from rewardkit.sandbox.base import Limits, RunResult, Sandbox, WarmProgram
 from rewardkit.sandbox.languages import CompileLimits, Language
 from rewardkit.scoring.row_scoring import score_rows
 from rewardkit.verifiers.base import Verifier, is_missing_reference
@@ -68,6 +68,7 @@ __all__ = [
     "Verdict",
     "Verifier",
     "VerifierError",
+    "WarmProgram",
     "build_reward",
     "completion_text",
     "get_language",

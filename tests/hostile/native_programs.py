@@ -27,6 +27,7 @@ if _why_not is not None:
 from native_cases import CASES, COMMAND, JUDGED, PRELUDE, PROBE, SUMS, Judged, Native, outcome
 from rewardkit.sandbox.base import Limits
 from rewardkit.sandbox.docker.image_languages import LANGUAGES_IMAGE
+from rewardkit.verifiers.code_tests.job import warm_program
 from rk_testing import docker_problem, require
 
 WALL = 3.0
@@ -79,11 +80,13 @@ def sandbox(request, binaries):
         require(problem is None, str(problem))
         from rewardkit.sandbox.docker.sandbox import DockerSandbox
 
-        box = DockerSandbox(image=LANGUAGES_IMAGE, pool_size=1, limits=LIMITS, scratch_bytes=16 << 20)
+        box = DockerSandbox(
+            image=LANGUAGES_IMAGE, pool_size=1, limits=LIMITS, scratch_bytes=16 << 20, warm=warm_program()
+        )
     else:
         from rewardkit.sandbox.local.sandbox import LocalSandbox
 
-        box = LocalSandbox(isolation=request.param, limits=LIMITS)
+        box = LocalSandbox(isolation=request.param, limits=LIMITS, warm=warm_program())
     with box:
         warm = box.run(COMMAND, {"attack": binaries["probe"]})
         assert warm.exit_code == 0 and warm.stdout.endswith(b"probed\n"), warm

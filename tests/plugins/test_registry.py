@@ -185,6 +185,8 @@ def test_sandbox_and_shaper_hooks_fill_their_registries(host):
     rk_host.register(EchoSandboxPlugin(), name="echo-plugin")
     try:
         assert rk.get_sandbox("echo", label="x").label == "x"
+        warm = rk.WarmProgram(("python3", "main.py"), {"main.py": b"pass\n"})
+        assert rk.get_sandbox("echo", label="y", warm=warm).label == "y"  # offered only to a backend taking it
         with pytest.raises(rk.ConfigError, match="bad parameters for sandbox 'echo'.*accepts: label"):
             rk.get_sandbox("echo", lable="x")
     finally:

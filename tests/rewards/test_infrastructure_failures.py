@@ -168,12 +168,13 @@ def test_other_infrastructure_failures_are_not_retried_in_the_same_call(scripted
 
 def test_a_real_code_verifier_sandbox_that_fails_once_is_retried():
     from rewardkit.sandbox.base import Sandbox
+    from rewardkit.verifiers.code_tests.job import warm_program
 
     class FailsFirstRun(Sandbox):
         name = "fails-first-run"
 
         def __init__(self) -> None:
-            self.inner = rk.get_sandbox("local")
+            self.inner = rk.get_sandbox("local", warm=warm_program())
             self.runs = 0
 
         def run(self, command, files, **kwargs):

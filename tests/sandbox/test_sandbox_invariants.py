@@ -21,6 +21,7 @@ import pytest
 import rewardkit as rk
 from rewardkit.sandbox.base import Limits
 from rewardkit.verifiers.code_tests.harness import code_invariants as inv
+from rewardkit.verifiers.code_tests.job import warm_program
 from rk_testing import docker_problem, require
 
 HARNESS = Path(inv.__file__).parent
@@ -447,7 +448,7 @@ def _sandboxes():  # type: ignore[no-untyped-def]
     yield "local-bwrap", lambda: rk.get_sandbox("local", isolation="bwrap")
     yield "local-unshare", lambda: rk.get_sandbox("local", isolation="unshare")
     if docker_problem() is None or os.environ.get("CI") == "true":
-        yield "docker", lambda: rk.get_sandbox("docker", pool_size=1)
+        yield "docker", lambda: rk.get_sandbox("docker", pool_size=1, warm=warm_program())
 
 
 @pytest.mark.parametrize(("name", "make"), list(_sandboxes()), ids=[n for n, _ in _sandboxes()])

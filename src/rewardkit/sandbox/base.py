@@ -42,6 +42,25 @@ class RunResult:
     infra_error: str | None = None
 
 
+@dataclass(frozen=True)
+class WarmProgram:
+    """The command and files a backend may keep warm.
+
+    A run whose command equals ``command`` and whose files hold exactly these bytes under these names may
+    be served by a pre-started process that has already loaded them (the local and docker backends' warm
+    zygotes); anything else runs cold. The job that owns the program builds it (the code verifier's is
+    ``rewardkit.verifiers.code_tests.job.warm_program()``) and passes it as a backend's ``warm`` argument:
+    the sandbox layer itself names no program.
+    """
+
+    command: tuple[str, ...]
+    files: Mapping[str, bytes]
+
+    def serves(self, command: Sequence[str], files: Mapping[str, bytes | str]) -> bool:
+        """Whether a run of ``command`` over ``files`` is this program (other files may travel with it)."""
+        return tuple(command) == self.command and all(files.get(name) == data for name, data in self.files.items())
+
+
 class Sandbox(abc.ABC):
     """Runs untrusted programs in isolation. Implementations register through ``register_sandboxes``.
 
@@ -62,6 +81,10 @@ class Sandbox(abc.ABC):
       ``signal`` / flags. A backend never raises for what the program did.
     * **Thread-safe.** ``run`` may be called from several threads at once; ``close`` releases everything and
       may be called twice.
+
+    A backend that can serve a run from a pre-started process takes ``warm: WarmProgram | None = None``
+    (the one program it may keep warm; None: every run cold); ``rk.get_sandbox(name, warm=...)`` passes it
+    only to a backend whose constructor takes it. A warm run gives the same result as a cold one.
 
     ``rewardkit.testing.FakeSandbox`` is a backend for tests that runs nothing.
     """

@@ -2,19 +2,37 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 from typing import Any
 
 from rewardkit._errors import ConfigError
 from rewardkit.plugins.manager import default_host
-from rewardkit.sandbox.base import Sandbox
+from rewardkit.sandbox.base import Sandbox, WarmProgram
 from rewardkit.sandbox.languages import Language
 
 
-def get_sandbox(name: str, **options: Any) -> Sandbox:
-    """A new sandbox backend of a registered kind (``"local"``, ``"docker"``, ...)."""
-    sandbox: Sandbox = default_host().registries.sandboxes.create(name, options)
+def get_sandbox(name: str, *, warm: WarmProgram | None = None, **options: Any) -> Sandbox:
+    """A new sandbox backend of a registered kind (``"local"``, ``"docker"``, ...).
+
+    ``warm``: the program the backend may keep warm (:class:`WarmProgram`), passed only to a backend whose
+    constructor takes a ``warm`` argument; any other backend runs it cold."""
+    registry = default_host().registries.sandboxes
+    if warm is not None and _takes_warm(registry, name):
+        options = {**options, "warm": warm}
+    sandbox: Sandbox = registry.create(name, options)
     return sandbox
+
+
+def _takes_warm(registry: Any, name: str) -> bool:
+    alias = registry.alias(name) if isinstance(name, str) else None
+    target = alias.target if alias is not None else name
+    if not isinstance(target, str) or target not in registry:
+        return False  # create() says what is wrong with the name
+    try:
+        return "warm" in inspect.signature(registry.get(target)).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def get_language(name: str) -> Language:

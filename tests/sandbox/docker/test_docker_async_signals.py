@@ -23,6 +23,7 @@ from async_signal_cases import (
     REFERENCE,
 )
 from rewardkit.sandbox.base import Limits
+from rewardkit.verifiers.code_tests.job import warm_program
 from rk_testing import docker_problem, require
 
 pytestmark = [pytest.mark.docker, pytest.mark.hostile]
@@ -35,7 +36,9 @@ def engine() -> None:
 
 
 def _run(program: str) -> object:
-    with rk.get_sandbox("docker", pool_size=1, limits=Limits(wall_time=20.0, cpu_time=10.0)) as box:
+    with rk.get_sandbox(
+        "docker", pool_size=1, limits=Limits(wall_time=20.0, cpu_time=10.0), warm=warm_program()
+    ) as box:
         result = box.run(["python3", "main.py"], {"main.py": program})
     assert result.exit_code == 0 and result.infra_error is None, result
     return json.loads(result.stdout.decode().strip().splitlines()[-1])

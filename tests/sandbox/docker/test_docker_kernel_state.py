@@ -24,6 +24,7 @@ from kernel_state_cases import (
     nr,
 )
 from rewardkit.sandbox.base import Limits
+from rewardkit.verifiers.code_tests.job import warm_program
 from rk_testing import docker_problem, require
 
 pytestmark = [pytest.mark.docker, pytest.mark.hostile]
@@ -66,7 +67,7 @@ print(json.dumps(seen))
 def sandbox():
     problem = docker_problem()
     require(problem is None, problem or "")
-    box = rk.get_sandbox("docker", pool_size=1, limits=Limits(wall_time=10.0, cpu_time=5.0))
+    box = rk.get_sandbox("docker", pool_size=1, limits=Limits(wall_time=10.0, cpu_time=5.0), warm=warm_program())
     yield box
     box.close()
 

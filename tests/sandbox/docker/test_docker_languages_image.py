@@ -17,6 +17,7 @@ from rewardkit.sandbox.docker.image_languages import (
     language_packages,
     parse_languages,
 )
+from rewardkit.verifiers.code_tests.job import warm_program
 from rk_testing import require
 
 ALL = ("c", "cpp", "java", "go", "rust", "javascript")
@@ -115,7 +116,7 @@ def languages_sandbox():
         except SandboxError as exc:
             require(False, f"cannot build {LANGUAGES_IMAGE} (`make sandbox-image-languages`): {exc}")
     assert image_languages(client, LANGUAGES_IMAGE) == ALL
-    with DockerSandbox(image=LANGUAGES_IMAGE, pool_size=1, limits=COMPILE_LIMITS) as sandbox:
+    with DockerSandbox(image=LANGUAGES_IMAGE, pool_size=1, limits=COMPILE_LIMITS, warm=warm_program()) as sandbox:
         yield sandbox
 
 

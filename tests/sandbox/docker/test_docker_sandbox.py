@@ -18,6 +18,7 @@ from rewardkit._errors import SandboxError
 from rewardkit.sandbox.base import Limits
 from rewardkit.sandbox.docker.image_build import DEFAULT_IMAGE
 from rewardkit.sandbox.docker.pool import LABEL, POOL_LABEL
+from rewardkit.verifiers.code_tests.job import warm_program
 from rk_testing import docker_problem, require
 
 pytestmark = pytest.mark.docker
@@ -34,7 +35,7 @@ def need_docker() -> None:
 def sandbox(request):
     """Both supervisors: the zygote (the default) and the per-run exec path (``zygote=False``)."""
     need_docker()
-    sb = rk.get_sandbox("docker", pool_size=2, limits=FAST, zygote=request.param)
+    sb = rk.get_sandbox("docker", pool_size=2, limits=FAST, zygote=request.param, warm=warm_program())
     yield sb
     sb.close()
 
@@ -163,7 +164,7 @@ def test_memory_cgroup_cap_catches_many_processes():
         "    kids.append(pid)\n"
         "print(sum(os.waitpid(k, 0)[1] == 9 for k in kids))\n"
     )
-    with rk.get_sandbox("docker", pool_size=1, limits=limits, scratch_bytes=8 << 20) as sb:
+    with rk.get_sandbox("docker", pool_size=1, limits=limits, scratch_bytes=8 << 20, warm=warm_program()) as sb:
         result = py(sb, source)
         assert result.memory_exceeded
         assert int(result.stdout) >= 1  # children were OOM-killed (SIGKILL)
@@ -359,7 +360,7 @@ def test_runs_leave_nothing_for_the_next_run(sandbox):
 def test_fresh_container_per_run_mode():
     need_docker()
     where = "print(sorted(os.listdir('/tmp'))); print(open('/proc/self/cgroup').read().split(chr(10))[0])\n"
-    with rk.get_sandbox("docker", pool_size=1, limits=FAST, fresh_container_per_run=True) as sb:
+    with rk.get_sandbox("docker", pool_size=1, limits=FAST, fresh_container_per_run=True, warm=warm_program()) as sb:
         seen = [py(sb, "import os\n" + where + "open('/tmp/x', 'w').write('1')").stdout.decode() for _ in range(3)]
         assert all(out.startswith("['run']\n") for out in seen)
         assert len({out.splitlines()[1] for out in seen}) == 3  # three different containers (cgroups)
@@ -374,7 +375,7 @@ def test_dead_container_is_replaced():
     import docker
 
     client = docker.from_env()
-    with rk.get_sandbox("docker", pool_size=1, limits=FAST) as sb:
+    with rk.get_sandbox("docker", pool_size=1, limits=FAST, warm=warm_program()) as sb:
         (victim,) = pool_containers(client, sb.pool_id)
         victim.kill()
         result = py(sb, "print('still works')")
@@ -389,7 +390,7 @@ def test_close_removes_every_container_and_refuses_runs():
     import docker
 
     client = docker.from_env()
-    sb = rk.get_sandbox("docker", pool_size=3, limits=FAST)
+    sb = rk.get_sandbox("docker", pool_size=3, limits=FAST, warm=warm_program())
     assert len(pool_containers(client, sb.pool_id)) == 3
     assert all(c.labels.get(LABEL) == "1" for c in pool_containers(client, sb.pool_id))
     py(sb, "print(1)")
@@ -409,7 +410,8 @@ def test_a_sandbox_never_closed_still_removes_its_containers_at_exit():
 
     script = (
         "import rewardkit as rk\n"
-        "sb = rk.get_sandbox('docker', pool_size=2)\n"
+        "from rewardkit.verifiers.code_tests.job import warm_program\n"
+        "sb = rk.get_sandbox('docker', pool_size=2, warm=warm_program())\n"
         "assert sb.run(['true'], {}).exit_code == 0\n"
         "print(sb.pool_id)\n"
     )  # exits without close()
@@ -493,7 +495,7 @@ def test_an_engine_reached_over_tcp_through_docker_host(monkeypatch):
     relay = TcpToUnixEngine(host[len("unix://") :])
     try:
         monkeypatch.setenv("DOCKER_HOST", f"tcp://127.0.0.1:{relay.port}")
-        with rk.get_sandbox("docker", pool_size=1, limits=FAST) as sb:
+        with rk.get_sandbox("docker", pool_size=1, limits=FAST, warm=warm_program()) as sb:
             assert sb.client.api.base_url == f"http://127.0.0.1:{relay.port}"
             result = sb.run(["python3", "main.py"], {"main.py": "print(input()[::-1])"}, stdin=b"abc\n")
             assert result.stdout == b"cba\n"
@@ -523,7 +525,7 @@ def test_engine_failure_mid_run_is_a_sandbox_error_verdict():
     client.images.get(DEFAULT_IMAGE).tag("rewardkit-sandbox", tag)
     image = f"rewardkit-sandbox:{tag}"
     try:
-        sb = rk.get_sandbox("docker", image=image, pool_size=1, limits=FAST)
+        sb = rk.get_sandbox("docker", image=image, pool_size=1, limits=FAST, warm=warm_program())
     finally:
         client.images.remove(image)
     with sb, rk.get_verifier("code", sandbox=sb, wall_time=3) as verifier:
@@ -551,3 +553,11 @@ def test_sandbox_image_command_leaves_an_existing_image_alone():
     result = CliRunner().invoke(main, ["sandbox-image"])
     assert result.exit_code == 0, result.output
     assert "already exists" in result.output and "ready (exists" in result.output
+
+
+def test_a_zygote_needs_a_warm_program() -> None:
+    """Checked before the engine is asked anything: no Docker needed."""
+    with pytest.raises(SandboxError, match="zygote=true needs warm="):
+        rk.get_sandbox("docker", zygote=True)
+    with pytest.raises(SandboxError, match="zygote must be"):
+        rk.get_sandbox("docker", zygote="sometimes", warm=warm_program())

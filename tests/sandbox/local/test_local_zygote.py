@@ -18,6 +18,7 @@ import pytest
 import rewardkit as rk
 from rewardkit import profiling
 from rewardkit.sandbox.local.sandbox import LocalSandbox
+from rewardkit.verifiers.code_tests.job import warm_program
 from rk_testing import require
 
 MARK = "67.4321"  # in the cmdline of the daemons the tampering run leaves
@@ -108,7 +109,7 @@ ISOLATIONS = ["bwrap", "unshare"]
 def _box(isolation: str, **options) -> LocalSandbox:
     require(os.geteuid() == 0, "the warm zygote needs root")
     require(shutil.which("bwrap") is not None or isolation != "bwrap", "bubblewrap (bwrap) is not installed")
-    return LocalSandbox(isolation=isolation, zygote=True, **options)
+    return LocalSandbox(isolation=isolation, zygote=True, warm=warm_program(), **options)
 
 
 def _daemons() -> list[int]:
@@ -266,12 +267,23 @@ def test_zygote_false_and_bad_values() -> None:
         assert box.zygote is False and box.zygote_pids() == set()
     with pytest.raises(rk.SandboxError, match="zygote must be"):
         LocalSandbox(zygote="sometimes")
-    with pytest.warns(RuntimeWarning), pytest.raises(rk.SandboxError, match="zygote=true needs"):
-        LocalSandbox(isolation="rlimits", zygote=True)
+    with pytest.warns(RuntimeWarning), pytest.raises(rk.SandboxError, match="zygote=true needs root"):
+        LocalSandbox(isolation="rlimits", zygote=True, warm=warm_program())
     with pytest.warns(RuntimeWarning):
-        assert LocalSandbox(isolation="rlimits", zygote="auto").zygote is False  # no namespaces, no zygote
-    with LocalSandbox() as box:  # the default, "auto": on where supported (docs/sandbox-local.md, "Warm zygote")
+        box = LocalSandbox(isolation="rlimits", zygote="auto", warm=warm_program())
+        assert box.zygote is False  # no namespaces, no zygote
+    with LocalSandbox(warm=warm_program()) as box:  # the default, "auto": on where supported (docs/sandbox-local.md)
         assert box.zygote is (os.geteuid() == 0 and box.isolation in ("bwrap", "unshare"))
+
+
+def test_without_a_warm_program_nothing_is_kept_warm() -> None:
+    with pytest.raises(rk.SandboxError, match="zygote=true needs warm="):
+        LocalSandbox(zygote=True)
+    with LocalSandbox() as box:  # "auto" without a warm program: every run fork-exec'd, harness runs included
+        assert box.zygote is False and box.zygote_pids() == set()
+        with rk.get_verifier("code", sandbox=box, wall_time=5) as verifier:
+            assert verifier.verify(PROGRAMS["good"], ADD_REF).correct
+        assert box.zygote_pids() == set()
 
 
 def test_the_profile_has_a_fork_stage() -> None:
@@ -285,8 +297,14 @@ def test_the_profile_has_a_fork_stage() -> None:
 
 
 def test_the_zygote_preloads_exactly_the_harness_the_code_verifier_ships():
-    from rewardkit.sandbox import harness_files as shared
     from rewardkit.verifiers.code_tests import job
 
-    assert shared.HARNESS_COMMAND == job.COMMAND
-    assert shared.harness_files() == job._harness_sources()  # same names, same bytes
+    warm = job.warm_program()
+    assert warm.command == job.COMMAND
+    assert dict(warm.files) == job._harness_sources()  # same names, same bytes
+    prepared = job.prepare_job("def f():\n    return 1\n", TAMPER_REF, rk.Limits())
+    assert warm.serves(prepared.command, prepared.files)
+    assert not warm.serves(prepared.command, {**prepared.files, "code_runner.py": b"pass\n"})
+    assert not warm.serves(["python3", "code_supervisor.py"], prepared.files)
+    with rk.get_verifier("code", sandbox="local") as verifier:  # by name: the verifier passes its warm program
+        assert verifier.sandbox.warm == warm

@@ -8,9 +8,10 @@ capabilities, in its own session, under rlimits, behind a seccomp guard that kee
 signalling it (the local backend's PID-1 semantics). After each run the supervisor kills every process the
 run left (double-forked daemons included) and wipes /tmp, /dev/shm, /dev/mqueue and SysV IPC; a container
 that cannot be shown clean, or that died, is replaced by a fresh one. ``fresh_container_per_run=True``
-replaces the container after every run instead (slower; see BENCHMARKS.md). With ``zygote=True`` (the
-default) each container's supervisor has imported the code harness once and a code-harness job runs in
-processes forked for it before its request arrived (no interpreter start per run; ``docker/container/zygote.py``).
+replaces the container after every run instead (slower; see BENCHMARKS.md). Given a ``warm`` program (the
+code verifier passes its harness), each container's supervisor is a zygote that has imported its files once, and
+a run of it runs in processes forked for it before its request arrived (no interpreter start per run;
+``docker/container/zygote.py``).
 See docs/sandbox-docker.md.
 
 ``DOCKER_HOST`` (and the other ``docker.from_env`` variables) choose the engine, so a remote engine works.
@@ -28,11 +29,10 @@ from dataclasses import asdict
 from typing import Any
 
 from rewardkit._errors import ConfigError, SandboxError
-from rewardkit.sandbox.base import Limits, RunResult, Sandbox
+from rewardkit.sandbox.base import Limits, RunResult, Sandbox, WarmProgram
 from rewardkit.sandbox.docker.image_build import DEFAULT_IMAGE, docker_client
 from rewardkit.sandbox.docker.image_languages import LANGUAGE_PACKAGES, LANGUAGES_IMAGE, LANGUAGES_LABEL
 from rewardkit.sandbox.docker.pool import ContainerPool, ContainerSpec, RunLost, Slot, container_oom_kills
-from rewardkit.sandbox.harness_files import HARNESS_COMMAND, harness_files
 from rewardkit.sandbox.run_checks import SHARED_CGROUP_INVARIANTS, check_run, clean_env, ran_out_of_memory
 
 SCRATCH_DIR = "/tmp/run"
@@ -52,10 +52,12 @@ class DockerSandbox(Sandbox):
     harness runs (default ``limits.max_scratch_bytes``; any other run's scratch tmpfs has its own limits'
     ``max_scratch_bytes``, as in the local backend); ``shm_bytes``: size of /dev/shm; ``fresh_container_per_run``:
     replace the container after every run instead of wiping it; ``env``: extra environment variables for programs;
-    ``runtime``: an engine runtime such as ``runsc`` (gVisor) for a stronger boundary than runc's; ``zygote``: each
-    container's supervisor imports the code harness once and forks a run's harness processes instead of starting
-    interpreters (``False``: the per-run exec path, for comparison or as a fallback). Other commands run the same
-    way in both modes.
+    ``runtime``: an engine runtime such as ``runsc`` (gVisor) for a stronger boundary than runc's; ``warm``: the
+    program (:class:`WarmProgram`, the code verifier's harness) a zygote may keep warm; ``zygote``: each
+    container's supervisor imports the ``warm`` program's files once and forks a run's processes instead of starting
+    interpreters: ``"auto"`` (the default: when there is a ``warm`` program), ``True`` (a SandboxError without one)
+    or ``False`` (the per-run exec path, for comparison or as a fallback). Other commands run the same way in both
+    modes.
     """
 
     name = "docker"
@@ -72,7 +74,8 @@ class DockerSandbox(Sandbox):
         fresh_container_per_run: bool = False,
         env: Mapping[str, str] | None = None,
         runtime: str | None = None,
-        zygote: bool = True,
+        zygote: bool | str = "auto",
+        warm: WarmProgram | None = None,
     ) -> None:
         if limits is not None and not isinstance(limits, Limits):
             raise ConfigError(f"limits must be a rewardkit.sandbox.base.Limits, got {type(limits).__name__}")
@@ -82,6 +85,13 @@ class DockerSandbox(Sandbox):
             raise ConfigError(f"pool_size must be an integer >= 1, got {pool_size!r}")
         if cpus <= 0:
             raise ConfigError(f"cpus must be > 0, got {cpus!r}")
+        if zygote not in (True, False, "auto"):
+            raise SandboxError(f"docker sandbox: zygote must be true, false or 'auto', got {zygote!r}")
+        if zygote is True and warm is None:
+            raise SandboxError(
+                "docker sandbox: zygote=true needs warm=..., the program a zygote keeps warm (the code verifier "
+                "passes rewardkit.verifiers.code_tests.job.warm_program()); set zygote: false or 'auto'"
+            )
         self.image = image
         self.limits = limits or Limits()
         self.fresh_container_per_run = fresh_container_per_run
@@ -101,9 +111,10 @@ class DockerSandbox(Sandbox):
             shm_bytes=shm_bytes,
             runtime=runtime,
         )
-        self.zygote = bool(zygote)
-        self.forked_runs = 0  # harness runs the zygote served by forking (the rest exec'd their command)
-        self._harness = harness_files() if self.zygote else {}
+        self.warm = warm if zygote is not False else None
+        self.zygote = self.warm is not None
+        self.forked_runs = 0  # warm runs the zygote served by forking (the rest exec'd their command)
+        self._harness = dict(self.warm.files) if self.warm is not None else {}
         harness = {name: data.decode() for name, data in self._harness.items()} if self.zygote else None
         self.pool = ContainerPool(self.client, spec, pool_size, harness=harness)
 
@@ -198,10 +209,8 @@ class DockerSandbox(Sandbox):
         )
 
     def _is_harness_job(self, command: Sequence[str], files: Mapping[str, bytes | str]) -> bool:
-        """A code-harness job whose harness files are the ones the zygotes imported: run it forked."""
-        if not self._harness or tuple(command) != HARNESS_COMMAND:
-            return False
-        return all(files.get(name) == data for name, data in self._harness.items())
+        """A run of the ``warm`` program, whose files are the ones the zygotes imported: run it forked."""
+        return self.warm is not None and self.warm.serves(command, files)
 
     def _after_run(self, slot: Slot, answer: dict[str, Any]) -> None:
         if answer.get("oom_killed"):

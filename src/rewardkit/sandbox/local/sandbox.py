@@ -9,9 +9,9 @@ thread watches the run: it stops reading past ``max_output_bytes`` per stream an
 tree at ``wall_time`` (the tree lives in its own PID namespace, whose init is the command, so
 killing it takes down every process the program started, daemons included).
 
-A generic run costs one bubblewrap start (a few milliseconds) plus the command. Code-harness runs are
-can be forked from a warm zygote per worker instead (``zygote=True``; :mod:`rewardkit.sandbox.local.zygote`,
-:mod:`.zygote_pool`).
+A generic run costs one bubblewrap start (a few milliseconds) plus the command. Runs of the ``warm`` program
+(the code verifier's harness) can be forked from a warm zygote per worker instead
+(:mod:`rewardkit.sandbox.local.zygote`, :mod:`.zygote_pool`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from rewardkit._errors import SandboxError
-from rewardkit.sandbox.base import Limits, RunResult, Sandbox
+from rewardkit.sandbox.base import Limits, RunResult, Sandbox, WarmProgram
 from rewardkit.sandbox.local.cgroup import RunCgroup
 from rewardkit.sandbox.local.launch import (
     Launch,
@@ -43,7 +43,6 @@ from rewardkit.sandbox.local.launch import (
 )
 from rewardkit.sandbox.local.pump import pump_fds, run_result
 from rewardkit.sandbox.local.tree_removal import remove_tree
-from rewardkit.sandbox.local.zygote import is_harness_job
 from rewardkit.sandbox.local.zygote_pool import ZygotePool
 from rewardkit.sandbox.run_checks import FORK_EXEC_INVARIANTS, NO_INVARIANTS, check_run
 from rewardkit.sandbox.seccomp_bpf import deny_filter
@@ -60,10 +59,12 @@ class LocalSandbox(Sandbox):
     ``uid_base``: first uid of the range runs get when we are root (one uid per run, rotating).
     ``cgroups``: ``"auto"`` (a cgroup per run capping the memory and processes of the whole run, where
     we may make one), ``"off"``, or ``"required"`` (a SandboxError where we may not).
-    ``zygote``: code-harness runs are forked from a warm zygote per worker (:mod:`.zygote`) instead
-    of fork-exec'd: ``"auto"`` (the default: where supported, i.e. as root with bwrap or unshare; else
-    fork-exec), ``True`` (a SandboxError where not supported) or ``False`` (every run fork-exec'd, as
-    before the zygote). Other commands are always fork-exec'd. See docs/sandbox-local.md, "Warm zygote".
+    ``warm``: the program (:class:`WarmProgram`, the code verifier's harness) whose runs may be forked from
+    a warm zygote per worker (:mod:`.zygote`) that has imported its files, instead of fork-exec'd.
+    ``zygote``: ``"auto"`` (the default: zygotes where there is a ``warm`` program and they are supported,
+    i.e. as root with bwrap or unshare; else fork-exec), ``True`` (a SandboxError without a ``warm`` program
+    or where not supported) or ``False`` (every run fork-exec'd). Other commands are always fork-exec'd.
+    See docs/sandbox-local.md, "Warm zygote".
     """
 
     name = "local"
@@ -76,6 +77,7 @@ class LocalSandbox(Sandbox):
         uid_base: int | None = None,
         cgroups: str = "auto",
         zygote: bool | str = "auto",
+        warm: WarmProgram | None = None,
     ) -> None:
         self.isolation = detect_isolation(isolation)
         if cgroups not in ("auto", "off", "required"):
@@ -113,22 +115,30 @@ class LocalSandbox(Sandbox):
         self._live: set[subprocess.Popen[bytes]] = set()
         self._lock = threading.Lock()
         self._closed = False
+        self.warm = warm
         self._zygotes = self._zygote_pool(zygote)
 
     def _zygote_pool(self, zygote: bool | str) -> ZygotePool | None:
         if zygote not in (True, False, "auto"):
             raise SandboxError(f"local sandbox: zygote must be true, false or 'auto', got {zygote!r}")
         supported = self._root and self.isolation in ("bwrap", "unshare") and hasattr(os, "pidfd_open")
+        if zygote is True and self.warm is None:
+            raise SandboxError(
+                "local sandbox: zygote=true needs warm=..., the program a zygote keeps warm (the code verifier "
+                "passes rewardkit.verifiers.code_tests.job.warm_program()); set zygote: false or 'auto'"
+            )
         if zygote is True and not supported:
             raise SandboxError(
                 f"local sandbox: zygote=true needs root and isolation 'bwrap' or 'unshare' (this is "
                 f"isolation {self.isolation!r}, {'root' if self._root else 'not root'}); set zygote: false"
             )
-        return ZygotePool(self.isolation, self._seccomp) if zygote is not False and supported else None
+        if zygote is False or not supported or self.warm is None:
+            return None
+        return ZygotePool(self.isolation, self._seccomp, self.warm)
 
     @property
     def zygote(self) -> bool:
-        """Whether code-harness runs are forked from warm zygotes."""
+        """Whether runs of the ``warm`` program are forked from warm zygotes."""
         return self._zygotes is not None
 
     def zygote_pids(self) -> set[int]:
@@ -152,7 +162,7 @@ class LocalSandbox(Sandbox):
         if collect and self.isolation == "unshare":
             raise SandboxError("local sandbox: collect is not supported with isolation='unshare' (use bwrap)")
         uid = self._next_uid() if self._root and self.isolation != "rlimits" else None
-        if self._zygotes is not None and not collect and is_harness_job(command, blobs, self._zygotes.harness):
+        if self._zygotes is not None and not collect and self._zygotes.warm.serves(command, blobs):
             return self._zygotes.run(blobs, stdin or b"", limits, uid, self.cgroups)
         host_scratch = None
         fds: dict[str, int] = {}

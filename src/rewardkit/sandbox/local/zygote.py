@@ -21,12 +21,11 @@ import socket
 import struct
 import subprocess
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 
 from rewardkit.sandbox import run_world, seccomp_bpf
 from rewardkit.sandbox.base import Limits
-from rewardkit.sandbox.harness_files import HARNESS_COMMAND
 from rewardkit.sandbox.local.cgroup import RunCgroup
 from rewardkit.sandbox.local.launch import SCRATCH, UNSHARE_NAMESPACES, clean_env, sandbox_path, system_binds
 
@@ -50,10 +49,6 @@ _REPLY_TIMEOUT = 10.0
 
 class ZygoteFailure(Exception):
     """The zygote broke its protocol or died: it is killed and replaced."""
-
-
-def is_harness_job(command: Sequence[str], files: Mapping[str, bytes], harness: Mapping[str, bytes]) -> bool:
-    return tuple(command) == HARNESS_COMMAND and all(files.get(name) == data for name, data in harness.items())
 
 
 def make_zygote_dir(harness: Mapping[str, bytes]) -> str:

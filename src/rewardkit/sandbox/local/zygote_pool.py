@@ -14,8 +14,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from rewardkit.sandbox.base import Limits, RunResult
-from rewardkit.sandbox.harness_files import harness_files
+from rewardkit.sandbox.base import Limits, RunResult, WarmProgram
 from rewardkit.sandbox.local.cgroup import RunCgroup
 from rewardkit.sandbox.local.launch import clean_env, file_memfd
 from rewardkit.sandbox.local.pump import pump_fds, run_result
@@ -25,13 +24,14 @@ from rewardkit.sandbox.run_checks import SHARED_CGROUP_INVARIANTS, rlimits
 
 @dataclass
 class ZygotePool:
-    """Idle zygotes of one sandbox, and the runs they serve."""
+    """Idle zygotes of one sandbox, and the runs they serve (runs of ``warm``: its files are pre-imported)."""
 
     isolation: str
     seccomp: bytes | None
+    warm: WarmProgram
 
     def __post_init__(self) -> None:
-        self.harness = harness_files()
+        self.harness = dict(self.warm.files)
         self.zygote_dir: str | None = None  # made with the first zygote: a sandbox that runs no code makes none
         self._idle: list[Zygote] = []
         self._busy: set[Zygote] = set()

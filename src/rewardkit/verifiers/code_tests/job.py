@@ -12,7 +12,8 @@ that holds ``job.files`` (the supervisor and its modules, ``HARNESS_FILES``, and
 stdin only, so the candidate never sees them. The verdict comes from the one stdout line ``RKH1 <nonce> <json>``;
 the program's own exit status and output decide nothing. See ``code_supervisor.py`` for the design.
 
-What a backend must do for it is :meth:`rewardkit.sandbox.base.Sandbox.run`'s contract.
+What a backend must do for it is :meth:`rewardkit.sandbox.base.Sandbox.run`'s contract; :func:`warm_program`
+is what a backend may keep warm for it (the verifier passes it as the sandbox's ``warm``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from rewardkit.sandbox.base import Limits, RunResult
+from rewardkit.sandbox.base import Limits, RunResult, WarmProgram
 from rewardkit.verifiers.code_tests.ast_guard import AST_LOCK
 from rewardkit.verifiers.code_tests.formats import InvalidReference as InvalidReference  # re-exported
 from rewardkit.verifiers.code_tests.formats import resolve_reference, with_prelude
@@ -69,6 +70,12 @@ def _harness_sources() -> dict[str, bytes]:
 
 
 _SOURCES: dict[str, bytes] | None = None
+
+
+@functools.cache
+def warm_program() -> WarmProgram:
+    """What a backend may keep warm for this harness: ``COMMAND`` over the ``HARNESS_FILES`` (every job runs it)."""
+    return WarmProgram(COMMAND, _harness_sources())
 
 
 def valid_tolerance(value: Any) -> bool:

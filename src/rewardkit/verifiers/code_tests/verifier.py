@@ -5,7 +5,8 @@
 1.0
 
 ``sandbox`` is a registered sandbox name (``"local"``, ``"docker"``, ...) or a :class:`Sandbox`
-instance (then the caller owns it and ``close`` leaves it open). The limits are keyword parameters.
+instance (then the caller owns it and ``close`` leaves it open; its code-harness runs are warm only if it was
+made with ``warm=job.warm_program()``, as a sandbox made by name is). The limits are keyword parameters.
 The judging itself lives in :mod:`rewardkit.verifiers.code_tests.job` (host side) and
 ``code_supervisor.py`` (inside the sandbox); see docs/code-verifier.md.
 """
@@ -23,7 +24,13 @@ from rewardkit.plugins.params import check_value
 from rewardkit.sandbox.base import Limits, Sandbox
 from rewardkit.verifiers.base import Verifier
 from rewardkit.verifiers.code_tests.extract import extract_program
-from rewardkit.verifiers.code_tests.job import InvalidReference, parse_result, prepare_job, valid_tolerance
+from rewardkit.verifiers.code_tests.job import (
+    InvalidReference,
+    parse_result,
+    prepare_job,
+    valid_tolerance,
+    warm_program,
+)
 from rewardkit.verifiers.code_tests.native.build import BuildCache
 from rewardkit.verifiers.code_tests.native.judging import judge_program
 from rewardkit.verifiers.code_tests.native.problem import needs_judge, problem_from_row
@@ -137,7 +144,8 @@ class CodeVerifier(Verifier):
         elif isinstance(sandbox, str):
             from rewardkit.sandbox.lookup import get_sandbox
 
-            self._sandbox = get_sandbox(sandbox, **(sandbox_options or {}))
+            options = dict(sandbox_options or {})
+            self._sandbox = get_sandbox(sandbox, warm=options.pop("warm", warm_program()), **options)
             self._owns_sandbox = True
             self.sandbox_name = sandbox
         else:
