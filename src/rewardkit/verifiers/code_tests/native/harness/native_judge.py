@@ -56,10 +56,15 @@ class Launcher:
     """The process that starts every test, and stays small: a test's peak resident memory (``ru_maxrss``) counts
     its process from the fork on, and forked from the judge (which holds every test's data) it would start at the
     judge's size. The first is forked before the job is read; a replacement (a program may kill or stop it: it
-    has the program's uid) is a fresh interpreter (``--launcher``), small again. It forks each test, waits for
-    it and reports its wait status and rusage over a socket."""
+    has the program's uid) is a fresh interpreter (``--launcher``), small again. It starts each test, waits for
+    it and reports its wait status and rusage over a socket.
 
-    def __init__(self, fresh: bool = False) -> None:
+    The tests' launcher (``spawn``) takes the tests' rlimits on itself, hard, at its first test (every test of a
+    job has the same) and starts each test with ``posix_spawn`` (a vfork: a millisecond less than a fork of an
+    interpreter), which they reach through inheritance; it retires (a fresh one follows) before its own CPU
+    time nears the CPU limit. The checker's launcher forks and sets the checker's limits in the child."""
+
+    def __init__(self, fresh: bool = False, spawn: bool = False) -> None:
         import socket
 
         self.socket = socket
@@ -81,6 +86,8 @@ class Launcher:
         self.sock = ours
         self.fd = ours.fileno()
         self.alive = True
+        self.spawn = spawn
+        self.retired = False
 
     def close(self) -> None:
         try:
@@ -103,7 +110,7 @@ class Launcher:
         """Start a test process; its pid, or None when the launcher is gone."""
         extra = [fd for fd in (exec_fd, keep) if fd is not None]
         request = {"argv": argv, "env": env, "cwd": cwd, "limits": limits, "exec": exec_fd is not None}
-        request["keep"] = keep is not None
+        request.update(keep=keep is not None, spawn=self.spawn)
         try:
             self.socket.send_fds(self.sock, [json.dumps(request).encode()], [*fds, *extra])
             reply = json.loads(self.sock.recv(4096) or b"null")
@@ -126,13 +133,16 @@ class Launcher:
         if type(reply) is not dict or type(reply.get("status")) is not int:
             self.alive = False
             return None
+        self.retired = reply.get("retire") is True
         return reply
 
 
 def serve(sock: Any) -> None:
-    """The launcher's loop (in its own process): fork each requested test, wait for it, report."""
+    """The launcher's loop (in its own process): start each requested test, wait for it, report."""
     import socket
 
+    sock.set_inheritable(False)
+    taken: list[list[int]] | None = None  # the rlimits this launcher took on itself for its spawned tests
     while True:
         try:
             data, fds, _, _ = socket.recv_fds(sock, 1 << 16, 8)
@@ -140,7 +150,30 @@ def serve(sock: Any) -> None:
             return
         if not data:
             return
+        for fd in fds:  # received fds are inheritable: none may reach a spawned test but through file actions
+            os.set_inheritable(fd, False)
         request = json.loads(data)
+        if request["spawn"] and taken is None and may_take(request["limits"], fds):
+            for what, value in request["limits"]:
+                resource.setrlimit(what, (value, value))
+            taken = request["limits"]
+        pid = spawn(request, fds) if request["spawn"] and taken is not None and taken == request["limits"] else 0
+        if pid:  # else (not spawned, or posix_spawn failed: the fork's exec fails the same way) forked below
+            for fd in fds:
+                os.close(fd)
+            try:
+                sock.send(json.dumps({"pid": pid}).encode())
+                _, status, usage = os.wait4(pid, 0)
+                own = resource.getrusage(resource.RUSAGE_SELF)
+                cpu_limit = next((value for what, value in taken or [] if what == resource.RLIMIT_CPU), 1 << 30)
+                report = {"status": status, "cpu": usage.ru_utime + usage.ru_stime, "maxrss": usage.ru_maxrss}
+                report["retire"] = (own.ru_utime + own.ru_stime) * 2 > cpu_limit
+                sock.send(json.dumps(report).encode())
+            except OSError:
+                return
+            if report["retire"]:
+                return
+            continue
         pid = os.fork()
         if pid == 0:  # the test: only what exec needs, and never back into the launcher's loop
             try:
@@ -149,8 +182,8 @@ def serve(sock: Any) -> None:
                     resource.setrlimit(what, (value, value))
                 for target, fd in enumerate(fds[:3]):
                     os.dup2(fd, target)
-                # received fds are inheritable: the test gets 0, 1, 2 and (a script the interpreter opens as
-                # /proc/self/fd/3) its checker, nothing else; the executable's fd closes on exec
+                # the test gets 0, 1, 2 and (a script the interpreter opens as /proc/self/fd/3) its checker,
+                # nothing else; the executable's fd closes on exec
                 high = max(8, min(250, resource.getrlimit(resource.RLIMIT_NOFILE)[0] - 1))
                 exec_fd = fcntl.fcntl(fds[3], fcntl.F_DUPFD_CLOEXEC, high) if request["exec"] else None
                 if request["keep"]:
@@ -178,15 +211,52 @@ def serve(sock: Any) -> None:
             return
 
 
-LAUNCHER: list[Launcher] = []
+SPAWN_MARGIN = 128 << 20  # address space the tests' launcher keeps beyond its own under the tests' RLIMIT_AS
 
 
-def launcher() -> Launcher:
-    """The launcher, a fresh one where a program killed or stopped the last."""
-    if not LAUNCHER[0].alive:
-        LAUNCHER[0].close()
-        LAUNCHER[0] = Launcher(fresh=True)
-    return LAUNCHER[0]
+def may_take(limits: list[list[int]], fds: list[int]) -> bool:
+    """Whether the tests' launcher can live under the tests' rlimits (else it forks each test)."""
+    try:
+        with open("/proc/self/statm", "rb") as fh:
+            size = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return False
+    room = dict((what, value) for what, value in limits).get(resource.RLIMIT_AS)
+    return min(fds, default=3) > 2 and (room is None or room >= size + SPAWN_MARGIN)
+
+
+def spawn(request: dict[str, Any], fds: list[int]) -> int:
+    """``posix_spawn`` a test (its pid, 0 when that failed): its own session, default signal dispositions, fds
+    0-2 and nothing else (every fd of the launcher is close-on-exec), the launcher's rlimits."""
+    env = request["env"]
+    argv = request["argv"]
+    if request["exec"]:
+        path = "/proc/self/fd/%d" % fds[3]  # the sealed copy: opened by exec before it closes on exec
+    else:
+        path = argv[0]
+        if "/" not in path:
+            for folder in env.get("PATH", "").split(os.pathsep):
+                if folder and os.access(os.path.join(folder, path), os.X_OK):
+                    path = os.path.join(folder, path)
+                    break
+    os.chdir(request["cwd"])
+    actions = [(os.POSIX_SPAWN_DUP2, fd, target) for target, fd in enumerate(fds[:3])]
+    try:
+        return os.posix_spawn(path, argv, env, file_actions=actions, setsid=True, setsigmask=(), setsigdef=DEFAULTED)
+    except OSError:
+        return 0
+
+
+DEFAULTED = tuple(signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP})
+LAUNCHER: list[Launcher] = []  # the tests' launcher, the checker's
+
+
+def launcher(which: int = 0) -> Launcher:
+    """The launcher, a fresh one where a program killed or stopped the last (or it retired)."""
+    if not LAUNCHER[which].alive or LAUNCHER[which].retired:
+        LAUNCHER[which].close()
+        LAUNCHER[which] = Launcher(fresh=True, spawn=which == 0)
+    return LAUNCHER[which]
 
 
 def kill_others(pgid: int) -> None:
@@ -229,10 +299,11 @@ def run_process(
     wall: float,
     cap: int,
     keep: int | None = None,
+    which: int = 0,
 ) -> tuple[int | None, dict[str, Any] | None, bytes, bytes, bool]:
     """Run one process to its end (or its wall limit): (wait status or None, its usage, stdout, stderr tail,
     over the output cap). Raises LauncherGone when the launcher died."""
-    launcher = LAUNCHER[0]
+    launcher = LAUNCHER[which]
     if not launcher.alive:
         raise LauncherGone()
     in_r, in_w = os.pipe()
@@ -399,8 +470,9 @@ def check(job: dict[str, Any], case: dict[str, Any], out: bytes) -> dict[str, An
     if checker.get("interpreted"):  # the interpreter opens the script as /proc/self/fd/3: it must survive exec
         keep, exec_fd = fd, None
     limits = [(resource.RLIMIT_CPU, int(checker["time"]) + 1), (resource.RLIMIT_AS, int(checker["address_space"]))]
+    launcher(1)
     status, _, stdout, stderr, _ = run_process(
-        argv, exec_fd, CLEAN_ENV, work, b"", limits, float(checker["time"]) * 2 + 1, 1 << 20, keep
+        argv, exec_fd, CLEAN_ENV, work, b"", limits, float(checker["time"]) * 2 + 1, 1 << 20, keep, which=1
     )
     code = os.waitstatus_to_exitcode(status) if status is not None else None
     message = (stderr or stdout).decode("utf-8", "replace").strip()[:300]
@@ -469,7 +541,7 @@ CLEAN_ENV: dict[str, str] = {}
 def main() -> int:
     nondumpable()
     shield_signals()
-    LAUNCHER.append(Launcher())  # before the job is read: see Launcher
+    LAUNCHER.extend((Launcher(spawn=True), Launcher()))  # before the job is read: see Launcher
     job = json.loads(sys.stdin.buffer.read())
     started = time.monotonic()
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": HERE, "TMPDIR": HERE, "LANG": "C.UTF-8"}
