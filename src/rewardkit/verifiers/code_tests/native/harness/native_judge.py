@@ -21,7 +21,6 @@ import fcntl
 import json
 import os
 import resource
-import secrets
 import select
 import signal
 import sys
@@ -142,6 +141,7 @@ def serve(sock: Any) -> None:
     import socket
 
     sock.set_inheritable(False)
+    sealed = close_on_exec()
     taken: list[list[int]] | None = None  # the rlimits this launcher took on itself for its spawned tests
     while True:
         try:
@@ -153,7 +153,7 @@ def serve(sock: Any) -> None:
         for fd in fds:  # received fds are inheritable: none may reach a spawned test but through file actions
             os.set_inheritable(fd, False)
         request = json.loads(data)
-        if request["spawn"] and taken is None and may_take(request["limits"], fds):
+        if request["spawn"] and sealed and taken is None and may_take(request["limits"], fds):
             for what, value in request["limits"]:
                 resource.setrlimit(what, (value, value))
             taken = request["limits"]
@@ -212,6 +212,22 @@ def serve(sock: Any) -> None:
 
 
 SPAWN_MARGIN = 128 << 20  # address space the tests' launcher keeps beyond its own under the tests' RLIMIT_AS
+
+
+def close_on_exec() -> bool:
+    """Mark every fd above 2 this process holds close-on-exec (one it inherited too); False when /proc says not
+    which it holds."""
+    try:
+        held = [int(name) for name in os.listdir("/proc/self/fd")]
+    except (OSError, ValueError):
+        return False
+    for fd in held:
+        if fd > 2:
+            try:
+                os.set_inheritable(fd, False)
+            except OSError:  # the listing's own fd, closed by now
+                pass
+    return True
 
 
 def may_take(limits: list[list[int]], fds: list[int]) -> bool:
@@ -456,7 +472,7 @@ def check(job: dict[str, Any], case: dict[str, Any], out: bytes) -> dict[str, An
         compare = job.get("compare") or {}
         ok = outputs_match(text, case["answer"], compare.get("tolerance"), compare.get("rule"))
         return {"status": "AC", "score": 1.0} if ok else {"status": "WA", "score": 0.0, "error": "wrong answer"}
-    work = os.path.join(HERE, "check-" + secrets.token_hex(8))
+    work = os.path.join(HERE, "check-" + os.urandom(8).hex())
     os.mkdir(work, 0o700)
     files = {"input": case["input"].encode("utf-8"), "answer": case["answer"].encode("utf-8"), "output": out}
     names = checker["files"]
