@@ -140,6 +140,17 @@ def test_cpu_time_limit(sandbox) -> None:
     assert result.signal in (signal.SIGXCPU, signal.SIGKILL), result
 
 
+@pytest.mark.parametrize("isolation", ["bwrap", "unshare"])
+def test_a_run_killed_by_the_hard_cpu_limit_is_a_kill_not_a_sandbox_failure(isolation, ci_require) -> None:
+    # PID 1 ignores SIGXCPU, so the kernel's SIGKILL at the hard limit ends it; util-linux unshare then fails
+    # to re-raise SIGKILL on itself and exits 1 with a message: the program was killed, the tool did not fail.
+    ci_require(shutil.which(isolation) is not None and os.geteuid() == 0, f"{isolation} as root is needed")
+    with LocalSandbox(isolation=isolation, zygote=False) as box:
+        result = box.run(["sh", "-c", 'trap "" XCPU; while :; do :; done'], {}, limits=Limits(cpu_time=1, wall_time=30))
+    assert result.infra_error is None, result
+    assert result.signal == signal.SIGKILL and not result.timed_out, result
+
+
 def test_exit_status_and_collected_files(sandbox) -> None:
     result = run(sandbox, "open('out.txt', 'w').write('made'); raise SystemExit(3)", collect=["out.txt", "none.txt"])
     assert result.exit_code == 3

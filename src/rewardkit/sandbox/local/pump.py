@@ -27,6 +27,10 @@ TOOL_PREFIXES = (
     "mount: ",
     "cp: ",
 )
+# What util-linux unshare (2.38, Debian 12) prints, and exits 1 with, when the run's PID 1 was killed by a
+# signal it cannot reset (SIGKILL: a hard CPU limit, the OOM killer): it fails to re-raise the signal on
+# itself. The run was killed; the tool did not fail.
+UNSHARE_REPORTS_A_KILL = ("unshare: sigprocmask unblock failed", "unshare: signal handler reset failed")
 
 
 def pump_fds(
@@ -106,6 +110,8 @@ def run_result(
     """The RunResult of a finished run; ``code`` as subprocess reports it (negative: killed by that signal)."""
     if code is not None and code < 0:
         sig, exit_code = -code, None
+    elif code == 1 and _first_line(err).startswith(UNSHARE_REPORTS_A_KILL):
+        sig, exit_code, code = 9, None, None  # SIGKILL: the only signal unshare cannot reset to re-raise
     elif code is not None and code > 128 and not timed_out:
         sig, exit_code = code - 128, code  # bwrap/unshare report a killed child as 128 + signal
     else:
@@ -132,7 +138,11 @@ def infra_failure(tool: str, code: int | None, err: bytes) -> str | None:
     """
     if code in (0, None):
         return None
-    first = err[:2000].decode("utf-8", "replace").split("\n", 1)[0]
+    first = _first_line(err)
     if first.startswith(TOOL_PREFIXES):
         return f"{tool} failed to set up the run: {first.strip()}"
     return None
+
+
+def _first_line(err: bytes) -> str:
+    return err[:2000].decode("utf-8", "replace").split("\n", 1)[0]
