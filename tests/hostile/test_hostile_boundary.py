@@ -29,6 +29,7 @@ def test_the_hostile_module_refuses_to_run_bare() -> None:
 
 @pytest.mark.hostile
 @pytest.mark.slow
+@pytest.mark.timeout(600)  # the whole hostile suite, in a pytest of its own: 224 s on a loaded 2-core machine
 def test_hostile_programs_inside_the_boundary(ci_require) -> None:
     _require_boundary(ci_require)
     done, report = pytest_inside("hostile_programs.py")
