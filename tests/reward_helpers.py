@@ -115,3 +115,26 @@ def require_module(require: Any, name: str, reason: str) -> Any:
     except ImportError as exc:
         require(False, f"{reason}: {exc}")
         raise
+
+
+def tiny_grpo_config(output_dir: Any, **settings: Any) -> Any:
+    """TRL's GRPOConfig for a few CPU steps on the tiny local model: two steps, four completions per prompt,
+    every step logged, nothing saved or reported; ``settings`` override or add to these."""
+    from trl import GRPOConfig
+
+    base: dict[str, Any] = {
+        "output_dir": str(output_dir),
+        "use_cpu": True,
+        "bf16": False,
+        "fp16": False,
+        "max_steps": 2,
+        "per_device_train_batch_size": 4,
+        "num_generations": 4,
+        "max_completion_length": 12,
+        "logging_steps": 1,
+        "report_to": "none",
+        "save_strategy": "no",
+        "seed": 0,
+        "dataloader_num_workers": 0,
+    }
+    return GRPOConfig(**{**base, **settings})

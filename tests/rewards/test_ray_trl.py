@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import rewardkit as rk
-from reward_helpers import require_module
+from reward_helpers import require_module, tiny_grpo_config
 
 pytestmark = [pytest.mark.train, pytest.mark.slow]
 
@@ -24,28 +24,13 @@ TIMING = ("time", "runtime", "per_second", "flos", "epoch")
 
 def run_grpo(tmp_path, reward) -> list[dict]:
     import datasets
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOTrainer
 
     from rewardkit.train.tiny_model import build_tiny_model
 
     model_dir = build_tiny_model(tmp_path / "tiny")
     rows = [{"prompt": q, "answer": a} for q, a in QUESTIONS]
-    config = GRPOConfig(
-        output_dir=str(tmp_path / "out"),
-        use_cpu=True,
-        bf16=False,
-        fp16=False,
-        max_steps=2,
-        per_device_train_batch_size=4,
-        num_generations=4,
-        max_completion_length=12,
-        logging_steps=1,
-        learning_rate=1e-4,
-        report_to="none",
-        save_strategy="no",
-        seed=0,
-        dataloader_num_workers=0,
-    )
+    config = tiny_grpo_config(tmp_path / "out", learning_rate=1e-4)
     trainer = GRPOTrainer(
         model=str(model_dir),
         reward_funcs=[reward],

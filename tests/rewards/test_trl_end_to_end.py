@@ -7,7 +7,7 @@ import math
 import pytest
 
 import rewardkit as rk
-from reward_helpers import SPY_CALLS, require_module
+from reward_helpers import SPY_CALLS, require_module, tiny_grpo_config
 
 pytestmark = [pytest.mark.train, pytest.mark.usefixtures("test_plugin")]
 
@@ -27,7 +27,7 @@ QUESTIONS = [("What is 2 + 3?", "5"), ("What is 10 - 4?", "6"), ("Compute 3 * 3.
 def run_grpo(tmp_path, ci_require, conversational: bool, use_async: bool = False):
     require_module(ci_require, "trl", "trl (train extra) for GRPOTrainer")
     datasets = require_module(ci_require, "datasets", "datasets (train extra)")
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOTrainer
 
     from rewardkit.train.tiny_model import build_tiny_model
 
@@ -37,22 +37,7 @@ def run_grpo(tmp_path, ci_require, conversational: bool, use_async: bool = False
         for i, (q, a) in enumerate(QUESTIONS)
     ]
     reward = rk.build_reward(SPEC)
-    config = GRPOConfig(
-        output_dir=str(tmp_path / "out"),
-        use_cpu=True,
-        bf16=False,
-        fp16=False,
-        max_steps=2,
-        per_device_train_batch_size=4,
-        num_generations=4,
-        max_completion_length=12,
-        logging_steps=1,
-        learning_rate=1e-4,
-        report_to="none",
-        save_strategy="no",
-        seed=0,
-        dataloader_num_workers=0,
-    )
+    config = tiny_grpo_config(tmp_path / "out", learning_rate=1e-4)
     trainer = GRPOTrainer(
         model=str(model_dir),
         reward_funcs=[reward.as_async() if use_async else reward],

@@ -8,7 +8,7 @@ import math
 import pytest
 
 import rewardkit as rk
-from reward_helpers import require_module
+from reward_helpers import require_module, tiny_grpo_config
 
 pytestmark = [pytest.mark.train, pytest.mark.slow]
 
@@ -43,7 +43,7 @@ def test_environment_reward_pays_each_rollouts_environment_reward_in_grpo(tmp_pa
 
     if Version(transformers.__version__) < Version("5.2.0"):
         pytest.skip("TRL's environment_factory needs transformers >= 5.2")
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOTrainer
     from trl.chat_template_utils import qwen3_chat_template
 
     from rewardkit.train.tiny_model import build_tiny_model
@@ -53,21 +53,7 @@ def test_environment_reward_pays_each_rollouts_environment_reward_in_grpo(tmp_pa
     tokenizer = transformers.AutoTokenizer.from_pretrained(model_dir)
     tokenizer.chat_template = qwen3_chat_template  # a template TRL can render and parse tool calls with
     rows = [{"prompt": [{"role": "user", "content": f"Add to {s}."}], "start": s} for s in (1, 2)]
-    config = GRPOConfig(
-        output_dir=str(tmp_path / "out"),
-        use_cpu=True,
-        bf16=False,
-        fp16=False,
-        max_steps=2,
-        per_device_train_batch_size=4,
-        num_generations=4,
-        max_completion_length=12,
-        logging_steps=1,
-        report_to="none",
-        save_strategy="no",
-        seed=0,
-        dataloader_num_workers=0,
-    )
+    config = tiny_grpo_config(tmp_path / "out")
     reward = rk.get_reward("environment_reward")
     trainer = GRPOTrainer(
         model=str(model_dir),

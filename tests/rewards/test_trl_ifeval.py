@@ -10,7 +10,7 @@ import math
 import pytest
 
 import rewardkit as rk
-from reward_helpers import SPY_CALLS, require_module
+from reward_helpers import SPY_CALLS, require_module, tiny_grpo_config
 
 pytestmark = [pytest.mark.train, pytest.mark.slow, pytest.mark.usefixtures("test_plugin")]
 
@@ -47,27 +47,14 @@ def test_grpo_steps_judge_instructions_from_both_row_layouts(tmp_path, ci_requir
     require_module(ci_require, "trl", "trl (train extra) for GRPOTrainer")
     datasets = require_module(ci_require, "datasets", "datasets (train extra)")
     require_module(ci_require, "langdetect", "langdetect (ifeval extra)")
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOTrainer
 
     from rewardkit.train.tiny_model import build_tiny_model
 
     model_dir = build_tiny_model(tmp_path / "tiny")
     reward = rk.build_reward(SPEC)
-    config = GRPOConfig(
-        output_dir=str(tmp_path / "out"),
-        use_cpu=True,
-        bf16=False,
-        fp16=False,
-        max_steps=2,
-        per_device_train_batch_size=8,  # both prompts, four completions each, every step
-        num_generations=4,
-        max_completion_length=16,
-        logging_steps=1,
-        learning_rate=1e-4,
-        report_to="none",
-        save_strategy="no",
-        seed=0,
-        dataloader_num_workers=0,
+    config = tiny_grpo_config(  # both prompts, four completions each, every step
+        tmp_path / "out", per_device_train_batch_size=8, max_completion_length=16, learning_rate=1e-4
     )
     trainer = GRPOTrainer(
         model=str(model_dir),
