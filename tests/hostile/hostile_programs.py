@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import threading
 import time
 
 import pytest
@@ -77,33 +75,6 @@ def verifier(request):
     with rk.get_verifier("code", sandbox="local", sandbox_options=options, **SETTINGS) as v:
         assert v.sandbox.zygote is zygote and v.sandbox.isolation == isolation
         yield v
-
-
-@pytest.fixture(scope="module")
-def listener():
-    """A TCP server in the boundary's network namespace; the sandbox must never reach it."""
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(16)
-    server.settimeout(0.2)
-    hits: list[bytes] = []
-    stop = threading.Event()
-
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                continue
-            hits.append(conn.recv(100))
-            conn.close()
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    yield server.getsockname()[1], hits
-    stop.set()
-    thread.join(2)
-    server.close()
 
 
 def _disk_free() -> dict[str, int]:

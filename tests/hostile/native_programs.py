@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
-import threading
 import time
 
 import pytest
@@ -91,33 +89,6 @@ def sandbox(request, binaries):
         warm = box.run(COMMAND, {"attack": binaries["probe"]})
         assert warm.exit_code == 0 and warm.stdout.endswith(b"probed\n"), warm
         yield box, _containers(box) if request.param == "docker" else []
-
-
-@pytest.fixture(scope="module")
-def listener():
-    """A TCP server in the boundary's network namespace; no run may reach it."""
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(16)
-    server.settimeout(0.2)
-    hits: list[bytes] = []
-    stop = threading.Event()
-
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                continue
-            hits.append(conn.recv(100))
-            conn.close()
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    yield server.getsockname()[1], hits
-    stop.set()
-    thread.join(2)
-    server.close()
 
 
 @pytest.fixture(scope="module")
