@@ -3,10 +3,13 @@ chat messages), the region after reasoning that can hold an answer, and LaTeX-aw
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 THINK_CLOSE = "</think>"
+# A brace, or a backslash with the character it escapes (skipped whole, so ``\\{`` is no brace).
+_BRACE_OR_ESCAPE = re.compile(r"\\.|[{}]", re.DOTALL)
 
 
 def completion_text(completion: Any, *, turns: Literal["all", "final"] = "all", reasoning: bool = True) -> str:
@@ -60,15 +63,9 @@ def brace_pairs(text: str) -> dict[int, int]:
     backslash taken as an escape). Braces left open are left out."""
     pairs: dict[int, int] = {}
     stack: list[int] = []
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == "{":
-            stack.append(i)
-        elif ch == "}" and stack:
-            pairs[stack.pop()] = i
-        i += 1
+    for m in _BRACE_OR_ESCAPE.finditer(text):
+        if m.group() == "{":
+            stack.append(m.start())
+        elif m.group() == "}" and stack:
+            pairs[stack.pop()] = m.start()
     return pairs
