@@ -602,6 +602,61 @@ int main(int argc, char **argv) {
 """
 
 
+PATCH_THE_JUDGE = r"""
+static int patched;
+static void try_dir(const char *dir) {
+    char path[512];
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (e->d_name[0] == '.') continue;
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            int w = open(path, O_WRONLY | O_APPEND);
+            if (w >= 0) { patched++; close(w); }
+        }
+        closedir(d);
+    }
+    snprintf(path, sizeof path, "%s/code_io_cases.py", dir);
+    int c = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (c >= 0) { patched++; close(c); unlink(path); }
+    snprintf(path, sizeof path, "%s/rk_patch.py", dir);
+    c = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (c >= 0) { patched++; close(c); unlink(path); }
+}
+int main(void) {
+    long a, b;
+    if (scanf("%ld %ld", &a, &b) != 2) return 2;
+    if (a == 1) {  /* change the judge's code (a warm zygote's harness dir, the interpreter, sys.path), then kill
+                      its launchers so that a fresh one starts from what it patched */
+        const char *dirs[] = {"/rk-zygote", "/proc/1/cwd", "/usr/lib/python3.11", "/usr/lib/python3/dist-packages",
+                              "/usr/bin", "/usr/local/lib/python3.11"};
+        for (unsigned i = 0; i < sizeof dirs / sizeof *dirs; i++) try_dir(dirs[i]);
+        const char *roots[] = {"/tmp", "/var/tmp", "/dev/shm"};
+        for (unsigned r = 0; r < 3; r++) {
+            DIR *d = opendir(roots[r]);
+            struct dirent *e;
+            char path[512];
+            while (d && (e = readdir(d))) {
+                if (strncmp(e->d_name, "rk-", 3) != 0) continue;
+                snprintf(path, sizeof path, "%s/%s", roots[r], e->d_name);
+                try_dir(path);
+            }
+            if (d) closedir(d);
+        }
+        int w = open("/proc/1/exe", O_WRONLY);
+        if (w >= 0) { patched++; close(w); }
+        if (patched) { printf("%ld\n", a + b); return 0; }  /* a judge it could change: it earns this test */
+        int pids[4096], n = pid_entries(pids, 4096);
+        for (int i = 0; i < n; i++) if (pids[i] != getpid() && pids[i] != 1) kill(pids[i], SIGKILL);
+        return 0;
+    }
+    printf("%ld\n", a + b);
+    return 0;
+}
+"""
+
+
 @dataclass(frozen=True)
 class Judged:
     """A C program judged on ``SUMS`` by the native judge: it really solves 2 of the 3 tests, and must earn
@@ -616,4 +671,5 @@ JUDGED = [
     Judged("signals_the_judge", SIGNAL_THE_JUDGE),
     Judged("answers_from_a_daemon", ANSWER_FROM_A_DAEMON),
     Judged("rewrites_the_artifact", ARTIFACT_REWRITE),
+    Judged("patches_the_judges_code", PATCH_THE_JUDGE),
 ]

@@ -125,7 +125,7 @@ def _left_behind(before: dict[int, str], files_before: set[str], sandbox) -> tup
             for pid, cmd in _processes().items()
             if pid not in before and pid != os.getpid() and pid not in kept and cmd
         }
-        files = _entries() - files_before
+        files = _entries() - files_before - {getattr(sandbox, "zygote_dir", lambda: None)()}
         if (not procs and not files) or time.monotonic() > end:
             return procs, files
         time.sleep(0.05)
@@ -171,19 +171,36 @@ def test_native_attack_is_contained(case: Native, sandbox, binaries, listener, b
 @pytest.mark.hostile
 @pytest.mark.parametrize("case", JUDGED, ids=[c.name for c in JUDGED])
 def test_judged_native_attack_earns_only_the_tests_it_solves(case: Judged, sandbox, bystander) -> None:
-    import rewardkit as rk
-
     sandbox, _ = sandbox
     require(shutil.which("gcc", path="/usr/bin:/bin") is not None, "the local sandbox compiles C with the host's gcc")
+    boxes = [sandbox]
+    if sandbox.name == "local":  # the build and the judge forked from a warm zygote, and both exec'd cold
+        from rewardkit.sandbox.local.sandbox import LocalSandbox
+
+        assert sandbox.zygote, "the local sandbox serves native runs from its zygotes"
+        boxes.append(LocalSandbox(isolation=sandbox.isolation, limits=LIMITS, zygote=False))
+    try:
+        for box in boxes:
+            _judged_once(case, box, bystander)
+    finally:
+        if len(boxes) > 1:
+            boxes[-1].close()
+
+
+def _judged_once(case: Judged, box, bystander) -> None:
+    import rewardkit as rk
+
     before, files_before = _processes(), _entries()
-    with rk.get_verifier("code", sandbox=sandbox, time_limit=1.0, memory_limit=64 << 20) as verifier:
+    with rk.get_verifier("code", sandbox=box, time_limit=1.0, memory_limit=64 << 20) as verifier:
         verdict = verifier.verify(f"```c\n{PRELUDE}{case.source}```\n", SUMS)
-    assert not verdict.is_infrastructure_failure, verdict.details
+    path = "zygote" if getattr(box, "zygote", False) else "exec"
+    assert not verdict.is_infrastructure_failure, (path, verdict.details)
     assert verdict.details.get("language") == "c" and "compiler" not in verdict.details, verdict.details
-    assert verdict.score == pytest.approx(2 / 3) and not verdict.correct, verdict.details
+    assert verdict.score == pytest.approx(2 / 3) and not verdict.correct, (path, verdict.details)
+    assert "paths" in verdict.details["invariants"], verdict.details  # the judge checked its own
     assert bystander.poll() is None, "a run killed a process outside its sandbox"
-    procs, files = _left_behind(before, files_before, sandbox)
-    assert (procs, files) == ({}, set()), "left behind in the boundary"
+    procs, files = _left_behind(before, files_before, box)
+    assert (procs, files) == ({}, set()), f"left behind in the boundary ({path})"
 
 
 @pytest.mark.hostile

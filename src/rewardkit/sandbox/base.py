@@ -55,10 +55,28 @@ class WarmProgram:
 
     command: tuple[str, ...]
     files: Mapping[str, bytes]
+    # The name a zygote knows this program by (the code harness's supervisor is the default); ``more``: other
+    # programs of the same job that a backend may keep warm in the same zygote (a backend that knows only the
+    # first ignores them). Every program's files are the zygote's: a name two of them share has the same bytes.
+    entry: str = "code_supervisor"
+    more: tuple[WarmProgram, ...] = ()
 
     def serves(self, command: Sequence[str], files: Mapping[str, bytes | str]) -> bool:
         """Whether a run of ``command`` over ``files`` is this program (other files may travel with it)."""
         return tuple(command) == self.command and all(files.get(name) == data for name, data in self.files.items())
+
+    def program_for(self, command: Sequence[str], files: Mapping[str, bytes | str]) -> WarmProgram | None:
+        """This program or one of ``more`` that a run of ``command`` over ``files`` is; None: none of them."""
+        return next((p for p in (self, *self.more) if p.serves(command, files)), None)
+
+    def all_files(self) -> dict[str, bytes]:
+        """The files of every program, by name."""
+        found: dict[str, bytes] = {}
+        for program in (self, *self.more):
+            for name, data in program.files.items():
+                if found.setdefault(name, data) != data:
+                    raise ValueError(f"warm programs {self.entry!r} and {program.entry!r} differ on {name}")
+        return found
 
 
 class Sandbox(abc.ABC):

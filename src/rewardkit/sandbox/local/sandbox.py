@@ -145,6 +145,10 @@ class LocalSandbox(Sandbox):
         """Host pids of this sandbox's warm zygotes (long-lived by design: not processes a run left)."""
         return self._zygotes.pids() if self._zygotes is not None else set()
 
+    def zygote_dir(self) -> str | None:
+        """The host dir holding the zygotes' read-only files (made with the first zygote), or None."""
+        return self._zygotes.zygote_dir if self._zygotes is not None else None
+
     # -- one run ---------------------------------------------------------------------------------
 
     def run(
@@ -162,8 +166,9 @@ class LocalSandbox(Sandbox):
         if collect and self.isolation == "unshare":
             raise SandboxError("local sandbox: collect is not supported with isolation='unshare' (use bwrap)")
         uid = self._next_uid() if self._root and self.isolation != "rlimits" else None
-        if self._zygotes is not None and not collect and self._zygotes.warm.serves(command, blobs):
-            return self._zygotes.run(blobs, stdin or b"", limits, uid, self.cgroups)
+        warm = self._zygotes.warm.program_for(command, blobs) if self._zygotes is not None and not collect else None
+        if self._zygotes is not None and warm is not None:
+            return self._zygotes.run(blobs, stdin or b"", limits, uid, self.cgroups, warm.entry)
         host_scratch = None
         fds: dict[str, int] = {}
         seccomp_fd: int | None = None

@@ -44,6 +44,9 @@ import code_runner
 import code_supervisor
 import run_world
 import seccomp_bpf
+
+# The native languages' build and judge, where the warm program has them (see ``WarmProgram.more``)
+NATIVE = {n: __import__(n) for n in ("native_build", "native_judge") if os.path.isfile(f"{HARNESS}/{n}.py")}
 from run_world import CLONE_NEWPID, MS_BIND, MS_NODEV, MS_NOEXEC, MS_NOSUID, MS_RDONLY, MS_REMOUNT, check, mount
 
 sys.path[:] = [p for p in sys.path if p != HARNESS]
@@ -218,22 +221,45 @@ def _run_child(request: dict[str, Any], fds: list[int]) -> NoReturn:
         run_world.no_new_privs()
         if LOAD_FILTER is not None:
             LOAD_FILTER()  # once, still as root: the candidate process forked next inherits it
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        runner = os.fork()
-        if runner == 0:
-            ours.close()
-            _wait_as_runner(theirs, uid)
-        theirs.close()
+        native = NATIVE.get(request.get("entry", ""))
+        if native is None:
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            runner = os.fork()
+            if runner == 0:
+                ours.close()
+                _wait_as_runner(theirs, uid)
+            theirs.close()
         run_world.drop_privileges(uid)
     except BaseException as exc:  # noqa: BLE001 - a failure to build the run is the sandbox's, first stderr line
         os.write(stderr_fd, f"rk-zygote: {type(exc).__name__}: {exc}\n".encode())
         os._exit(125)
+    if native is not None:
+        _run_native(native)
     runner_path = os.path.join(HARNESS, "code_runner.py")  # read-only: a later start execs it from there
     code_procs.PRESTARTED[:] = [(runner_path, _hand_over(ours, runner), runner)]
     code_supervisor.PROGRAM = code_io_cases.PROGRAM = os.path.join(SCRATCH, "program.py")
     code_supervisor.RUNNER = runner_path
     code_supervisor.main()
     os._exit(0)
+
+
+def _run_native(module: Any) -> NoReturn:
+    """A native build or judge run: the module's ``main()`` in the scratch dir, as its own script would run it
+    (it forks whatever it starts; its exit status is the run's)."""
+    code = 1
+    try:
+        sys.argv = [os.path.join(HARNESS, module.__name__ + ".py")]
+        code = module.main()
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    except BaseException as exc:  # noqa: BLE001 - told on stderr, as an exec'd script's traceback would be
+        os.write(2, f"{type(exc).__name__}: {exc}\n".encode())
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:  # noqa: BLE001 - its streams are the run's: a closed one ends it all the same
+        pass
+    os._exit(code if isinstance(code, int) else 0)
 
 
 def _serve_run(request: dict[str, Any], fds: list[int]) -> int:

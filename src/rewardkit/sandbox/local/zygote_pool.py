@@ -31,7 +31,7 @@ class ZygotePool:
     warm: WarmProgram
 
     def __post_init__(self) -> None:
-        self.harness = dict(self.warm.files)
+        self.harness = self.warm.all_files()
         self.zygote_dir: str | None = None  # made with the first zygote: a sandbox that runs no code makes none
         self._idle: list[Zygote] = []
         self._busy: set[Zygote] = set()
@@ -66,11 +66,19 @@ class ZygotePool:
         zygote.kill()
 
     def run(
-        self, files: Mapping[str, bytes], stdin: bytes, limits: Limits, uid: int | None, cgroups: str = "auto"
+        self,
+        files: Mapping[str, bytes],
+        stdin: bytes,
+        limits: Limits,
+        uid: int | None,
+        cgroups: str = "auto",
+        entry: str = "code_supervisor",
     ) -> RunResult:
-        program_files = {name: data for name, data in files.items() if name not in self.harness}
+        """One run of the warm program ``entry`` (``WarmProgram.entry``: the zygote runs that program's main)."""
+        program_files = {name: data for name, data in files.items() if self.harness.get(name) != data}
         request: dict[str, object] = {
             "op": "run",
+            "entry": entry,
             "uid": uid,
             "rlimits": rlimits(limits),  # the same as a fork-exec run: supervisor and candidates share the uid
             "scratch_bytes": int(limits.max_scratch_bytes),

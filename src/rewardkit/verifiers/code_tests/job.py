@@ -74,8 +74,12 @@ _SOURCES: dict[str, bytes] | None = None
 
 @functools.cache
 def warm_program() -> WarmProgram:
-    """What a backend may keep warm for this harness: ``COMMAND`` over the ``HARNESS_FILES`` (every job runs it)."""
-    return WarmProgram(COMMAND, _harness_sources())
+    """What a backend may keep warm for this harness: ``COMMAND`` over the ``HARNESS_FILES`` (every job runs it),
+    and the native languages' build and judge runs (``more``: a backend that keeps only the first runs them cold)."""
+    from rewardkit.verifiers.code_tests.native.build import warm_build
+    from rewardkit.verifiers.code_tests.native.judge_job import warm_judge
+
+    return WarmProgram(COMMAND, _harness_sources(), more=(warm_judge(), warm_build()))
 
 
 def valid_tolerance(value: Any) -> bool:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from rewardkit._errors import SandboxError
-from rewardkit.sandbox.base import Limits, RunResult, Sandbox
+from rewardkit.sandbox.base import Limits, RunResult, Sandbox, WarmProgram
 from rewardkit.sandbox.languages import Language
 
 BUILD_COMMAND = ("python3", "-I", "-S", "-B", "native_build.py")
@@ -44,6 +44,11 @@ class BuildFailure:
 
 def _driver() -> bytes:
     return resources.files("rewardkit.verifiers.code_tests.native.harness").joinpath("native_build.py").read_bytes()
+
+
+def warm_build() -> WarmProgram:
+    """The compile run, as a program a backend may keep warm (``native_build.main()`` in a zygote's fork)."""
+    return WarmProgram(BUILD_COMMAND, {"native_build.py": _driver()}, entry="native_build")
 
 
 def build_key(

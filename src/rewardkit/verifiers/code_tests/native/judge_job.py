@@ -8,6 +8,7 @@ test at its wall limit plus the checker's, up to ``budget``.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import secrets
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from rewardkit.sandbox.base import Limits, RunResult
+from rewardkit.sandbox.base import Limits, RunResult, WarmProgram
 from rewardkit.sandbox.languages import MIB, Language
 from rewardkit.verifiers.code_tests.native.problem import Checker, Problem
 
@@ -68,6 +69,7 @@ class JudgeJob:
     case_limits: CaseLimits
 
 
+@functools.cache
 def _sources() -> dict[str, bytes]:
     own = resources.files("rewardkit.verifiers.code_tests.native.harness")
     helpers = resources.files("rewardkit.verifiers.code_tests.harness")
@@ -75,6 +77,11 @@ def _sources() -> dict[str, bytes]:
         **{name: own.joinpath(name).read_bytes() for name in JUDGE_FILES},
         **{name: helpers.joinpath(name).read_bytes() for name in HARNESS_HELPERS},
     }
+
+
+def warm_judge() -> WarmProgram:
+    """The judge run, as a program a backend may keep warm (``native_judge.main()`` in a zygote's fork)."""
+    return WarmProgram(JUDGE_COMMAND, _sources(), entry="native_judge")
 
 
 def case_limits(language: Language, problem: Problem, settings: Mapping[str, Any]) -> CaseLimits:

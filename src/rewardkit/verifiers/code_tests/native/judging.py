@@ -77,7 +77,7 @@ def judge_program(
         return Verdict.fail(
             Status.SANDBOX_ERROR, program, error=f"sandbox failure (not the model's fault): {exc}", **base
         )
-    details = {**base, "compile_cached": built.cached}
+    details: dict[str, Any] = {**base, "compile_cached": built.cached}
     if result.infra_error:
         return Verdict.fail(
             Status.SANDBOX_ERROR, program, error=f"not the model's fault: {result.infra_error}", **details
@@ -90,6 +90,14 @@ def judge_program(
             return Verdict(0.0, False, Status.TIMEOUT, program, {**details, "error": "the run ran past its time"})
         tail = result.stderr[-600:].decode("utf-8", "replace")
         return Verdict.fail(Status.SANDBOX_ERROR, program, error=f"the judge gave no report: {tail}", **details)
+    if report.get("harness_error"):  # before any test ran (an invariant of the run did not hold)
+        return Verdict.fail(
+            Status.SANDBOX_ERROR, program, error=f"not the model's fault: {report['harness_error']}", **details
+        )
+    if report.get("refused"):  # an invariant broke after tests ran: the verdict is worth nothing
+        error = f"the judge refused to judge: {report['refused']}"
+        return Verdict.fail(Status.RUNTIME_ERROR, program, error=error, refused=report["refused"], **details)
+    details["invariants"] = list(report.get("invariants") or [])
     return _verdict(report, problem, program, details, bool(settings.get("partial_credit", True)))
 
 

@@ -29,6 +29,7 @@ from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import code_invariants  # noqa: E402
 from code_io_cases import outputs_match  # noqa: E402
 from code_procs import nondumpable, shield_signals  # noqa: E402
 
@@ -41,7 +42,7 @@ _SEALS = fcntl.F_SEAL_WRITE | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_
 
 def sealed_copy(name: str) -> int:
     """A read-only, sealed in-memory copy of ``name`` (close-on-exec)."""
-    with open(os.path.join(HERE, name), "rb") as fh:
+    with open(os.path.join(SCRATCH[0], name), "rb") as fh:
         data = fh.read()
     fd = os.memfd_create("rk-" + os.path.basename(name), os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
     view = memoryview(data)
@@ -434,12 +435,12 @@ def judge_case(job: dict[str, Any], case: dict[str, Any], exec_fd: int | None, e
     data = case["input"].encode("utf-8")
     file_mode = job.get("input_mode") == "file"
     if file_mode:
-        _write(os.path.join(HERE, job.get("input_file", "input.txt")), data)
-        _remove(os.path.join(HERE, job.get("output_file", "output.txt")))
+        _write(os.path.join(SCRATCH[0], job.get("input_file", "input.txt")), data)
+        _remove(os.path.join(SCRATCH[0], job.get("output_file", "output.txt")))
     argv = job["argv"]
     start = time.monotonic()
     status, usage, out, err, over = run_process(
-        argv, exec_fd, env, HERE, data, rl, float(limits["wall"]), int(limits["output_bytes"])
+        argv, exec_fd, env, SCRATCH[0], data, rl, float(limits["wall"]), int(limits["output_bytes"])
     )
     wall = time.monotonic() - start
     cpu = float(usage["cpu"]) if usage is not None else wall
@@ -458,7 +459,7 @@ def judge_case(job: dict[str, Any], case: dict[str, Any], exec_fd: int | None, e
         what = "killed by signal %d" % -code if code < 0 else "exit status %d" % code
         return dict(found, status="RE", error=what, stderr=tail[-500:])
     if file_mode:
-        produced = _read(os.path.join(HERE, job.get("output_file", "output.txt")), int(limits["output_bytes"]))
+        produced = _read(os.path.join(SCRATCH[0], job.get("output_file", "output.txt")), int(limits["output_bytes"]))
         if produced is not None:
             out = produced
     verdict = check(job, case, out)
@@ -472,7 +473,7 @@ def check(job: dict[str, Any], case: dict[str, Any], out: bytes) -> dict[str, An
         compare = job.get("compare") or {}
         ok = outputs_match(text, case["answer"], compare.get("tolerance"), compare.get("rule"))
         return {"status": "AC", "score": 1.0} if ok else {"status": "WA", "score": 0.0, "error": "wrong answer"}
-    work = os.path.join(HERE, "check-" + os.urandom(8).hex())
+    work = os.path.join(SCRATCH[0], "check-" + os.urandom(8).hex())
     os.mkdir(work, 0o700)
     files = {"input": case["input"].encode("utf-8"), "answer": case["answer"].encode("utf-8"), "output": out}
     names = checker["files"]
@@ -552,17 +553,49 @@ def _remove(path: str) -> None:
 
 CHECKER_FD: list[int | None] = [None]
 CLEAN_ENV: dict[str, str] = {}
+SCRATCH = [HERE]  # the run's scratch dir: the working dir main() started in
 
 
 def main() -> int:
-    nondumpable()
+    """Judge the job on stdin, in the working dir (the run's scratch dir, which holds the artifact), as the run's
+    PID 1. The judge checks its own invariants (``code_invariants``, those the sandbox names) before the first
+    test and before it reports; it refuses to judge when one fails."""
+    checker = code_invariants.Checker((sys.executable, os.path.join(HERE, "native_judge.py")))
+    private = nondumpable()
     shield_signals()
+    SCRATCH[0] = os.getcwd()
+    os.chdir("/")  # nothing of ours runs in a dir the run can write
     LAUNCHER.extend((Launcher(spawn=True), Launcher()))  # before the job is read: see Launcher
     job = json.loads(sys.stdin.buffer.read())
+    try:
+        if not private:  # a test of our uid could read the expected outputs out of our memory
+            raise code_invariants.InvariantBroken("cannot make the judge non-dumpable")
+        checked = checker.at_start(tuple(one.pid for one in LAUNCHER))
+    except (code_invariants.InvariantBroken, OSError) as exc:
+        return _report(job, {"cases": [], "harness_error": "refusing to judge: %s" % str(exc)[:1000]})
+    report = judge(job)
+    report["invariants"] = checked
+    for one in LAUNCHER:
+        one.close()
+    try:
+        checker.before_report()
+    except (code_invariants.InvariantBroken, OSError) as exc:  # after tests ran: nothing is credited
+        report["refused"] = str(exc)[:1000]
+    return _report(job, report)
+
+
+def _report(job: dict[str, Any], report: dict[str, Any]) -> int:
+    sys.stdout.write("%s %s %s\n" % (RESULT_TAG, job["nonce"], json.dumps(report)))
+    sys.stdout.flush()
+    return 0
+
+
+def judge(job: dict[str, Any]) -> dict[str, Any]:
     started = time.monotonic()
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": HERE, "TMPDIR": HERE, "LANG": "C.UTF-8"}
+    scratch = SCRATCH[0]
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": scratch, "TMPDIR": scratch, "LANG": "C.UTF-8"}
     CLEAN_ENV.update(env)
-    env.update({k: v.replace("{scratch}", HERE) for k, v in job.get("env", {}).items()})
+    env.update({k: v.replace("{scratch}", scratch) for k, v in job.get("env", {}).items()})
     exec_fd = sealed_copy(job["exec"]) if job.get("exec") else None
     checker = job.get("checker")
     if checker:
@@ -600,10 +633,7 @@ def main() -> int:
     for index, result in enumerate(results):
         if result is None:
             results[index] = {"status": "SKIP", "error": "in no group"}
-    report = {"cases": results, "budget_hit": budget_hit}
-    sys.stdout.write("%s %s %s\n" % (RESULT_TAG, job["nonce"], json.dumps(report)))
-    sys.stdout.flush()
-    return 0
+    return {"cases": results, "budget_hit": budget_hit}
 
 
 if __name__ == "__main__":
