@@ -77,8 +77,9 @@ def _same(actual: str, expected: str) -> bool:
     return actual.split() == expected.split()
 
 
-def plain_judge(language: Any, source: str, reference: dict[str, list[str]]) -> bool:
-    """Compile with the language's argv in a temp dir, then run every case there: no isolation, no limits."""
+def plain_judge(language: Any, source: str, reference: dict[str, list[str]]) -> float:
+    """Compile with the language's argv in a temp dir, then run every case there: no isolation, no limits. The
+    score is the code verifier's default one, the fraction of cases passed: every case runs, as in the judge."""
     folder = tempfile.mkdtemp(prefix="rk-bench-compiled-")
     try:
         with open(os.path.join(folder, language.source_file), "w") as fh:
@@ -92,7 +93,7 @@ def plain_judge(language: Any, source: str, reference: dict[str, list[str]]) -> 
         }
         built = subprocess.run(language.compile_argv(), cwd=folder, env=env, capture_output=True, check=False)
         if built.returncode != 0:
-            return False
+            return 0.0
         if language.packing == "zip":
             with zipfile.ZipFile(os.path.join(folder, language.artifact_name), "w") as archive:
                 root = os.path.join(folder, str(language.artifact))
@@ -102,11 +103,11 @@ def plain_judge(language: Any, source: str, reference: dict[str, list[str]]) -> 
         argv = language.run_argv(256 << 20)
         if language.executable:
             argv = [os.path.join(folder, language.artifact_name), *argv[1:]]
+        passed = 0
         for given, expected in zip(reference["inputs"], reference["outputs"], strict=True):
             done = subprocess.run(argv, cwd=folder, env=env, input=given, capture_output=True, text=True, check=False)
-            if done.returncode != 0 or not _same(done.stdout, expected):
-                return False
-        return True
+            passed += done.returncode == 0 and _same(done.stdout, expected)
+        return passed / len(reference["inputs"])
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -135,7 +136,9 @@ def code_compiled_bench(sizes: Sizes, languages: Sequence[str] | None = None) ->
         with get_verifier("code", sandbox="local", workers=THREADS, language=name) as verifier:
             warm = f"{right}\n// warm-up {time.time_ns()}\n"  # both sides: the toolchain's files in the page cache
             plain_judge(language, warm, cases(2, seed=99))
-            verifier.verify(f"```\n{warm}\n```", cases(2, seed=99))
+            # one warm-up judgement per worker, at once: each worker's zygote is started (once per training run)
+            warm_ups = [f"```\n{warm}// {i}\n```" for i in range(THREADS)]
+            verifier.verify_batch(warm_ups, [cases(2, seed=99)] * THREADS)
             completions = [f"```\n{source}\n```" for source, _ in items]
             references = [reference for _, reference in items]
             started = time.perf_counter()
@@ -152,7 +155,7 @@ def code_compiled_bench(sizes: Sizes, languages: Sequence[str] | None = None) ->
             cached = time.perf_counter() - started
             recompiled = builds.counts["compiles"] - compiles
         total = programs * count
-        agree = sum(v.correct == e for v, e in zip(ours, expected, strict=True)) / programs
+        agree = sum(abs(v.score - e) < 1e-6 for v, e in zip(ours, expected, strict=True)) / programs
         same_again = all(a.score == b.score for a, b in zip(ours, again, strict=True))
         rows.append(
             Row(
@@ -163,8 +166,8 @@ def code_compiled_bench(sizes: Sizes, languages: Sequence[str] | None = None) ->
                 "cases/s",
                 ">= 0.8x",
                 plain / judged >= 0.8,
-                f"{programs} programs ({sum(expected)} right) x {count} cases, {THREADS} at a time in both, compile "
-                f"included on both sides; verdicts agree on {agree:.0%}",
+                f"{programs} programs ({sum(e == 1.0 for e in expected)} right) x {count} cases, every case run, "
+                f"{THREADS} at a time in both, compile included on both sides; scores agree on {agree:.0%}",
             )
         )
         rows.append(

@@ -159,7 +159,8 @@ def prepare_judge(
         max_open_files=256,
         max_scratch_bytes=int(settings.get("max_scratch_bytes", 64 * MIB)) + 4 * len(artifact) + 3 * data,
     )
-    return JudgeJob(JUDGE_COMMAND, files, json.dumps(job).encode(), run_limits, nonce, limits)
+    header = json.dumps({"checker": checker is not None}).encode() + b"\n"  # what the judge forks before the job
+    return JudgeJob(JUDGE_COMMAND, files, header + json.dumps(job).encode(), run_limits, nonce, limits)
 
 
 def read_report(job: JudgeJob, result: RunResult) -> dict[str, Any] | None:

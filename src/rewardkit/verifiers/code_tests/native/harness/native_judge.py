@@ -1,7 +1,7 @@
 """The judge of a built program, inside the sandbox (plain stdlib): run it on every test, check each output.
 
 Run as ``python3 -I -S -B native_judge.py`` in the scratch dir holding the artifact (and a checker, if any),
-with the job as JSON on stdin (see ``rewardkit.verifiers.code_tests.native.judge_job``). Like the Python
+with a header line and the job as JSON on stdin (see ``rewardkit.verifiers.code_tests.native.judge_job``). Like the Python
 harness's supervisor, it reads the job (expected outputs included) before any program process exists, makes
 itself non-dumpable and ignores the signals a program could send it. An executable artifact (and a compiled
 checker) is copied into a sealed in-memory file before the first test and executed from there, so no test can
@@ -565,7 +565,9 @@ def main() -> int:
     shield_signals()
     SCRATCH[0] = os.getcwd()
     os.chdir("/")  # nothing of ours runs in a dir the run can write
-    LAUNCHER.extend((Launcher(spawn=True), Launcher()))  # before the job is read: see Launcher
+    # before the job is read (see Launcher): the checker's only where the first line, the host's, says there is one
+    header = json.loads(_first_line(0))
+    LAUNCHER.extend((Launcher(spawn=True), Launcher()) if header.get("checker") else (Launcher(spawn=True),))
     job = json.loads(sys.stdin.buffer.read())
     try:
         if not private:  # a test of our uid could read the expected outputs out of our memory
@@ -582,6 +584,17 @@ def main() -> int:
     except (code_invariants.InvariantBroken, OSError) as exc:  # after tests ran: nothing is credited
         report["refused"] = str(exc)[:1000]
     return _report(job, report)
+
+
+def _first_line(fd: int) -> bytes:
+    """The first line on ``fd``, read a byte at a time: a buffered read would take in part of the job too."""
+    line = bytearray()
+    while len(line) < 4096:
+        byte = os.read(fd, 1)
+        if not byte or byte == b"\n":
+            break
+        line += byte
+    return bytes(line)
 
 
 def _report(job: dict[str, Any], report: dict[str, Any]) -> int:
