@@ -24,11 +24,10 @@ SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 SUMS = {"inputs": ["2 3\n", "10 -4\n", "7 7\n"], "outputs": ["5\n", "6\n", "14\n"]}
 PROGRAMS = {
     "right": '#include <stdio.h>\nint main(void){long a,b;scanf("%ld %ld",&a,&b);printf("%ld\\n",a+b);}',
-    "wrong_once": '#include <stdio.h>\nint main(void){long a,b;scanf("%ld %ld",&a,&b);'
-    'printf("%ld\\n",a==7?0:a+b);}',
+    "wrong_once": '#include <stdio.h>\nint main(void){long a,b;scanf("%ld %ld",&a,&b);printf("%ld\\n",a==7?0:a+b);}',
     "spins": '#include <stdio.h>\nint main(void){long a,b;scanf("%ld %ld",&a,&b);if(a==10)for(volatile long i=0;;i++);'
     'printf("%ld\\n",a+b);}',
-    "eats_memory": '#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\nint main(void){long a,b;'
+    "eats_memory": "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\nint main(void){long a,b;"
     'scanf("%ld %ld",&a,&b);if(a==2){char*p;while((p=malloc(1<<20)))memset(p,1,1<<20);}printf("%ld\\n",a+b);}',
     "crashes": '#include <stdio.h>\nint main(void){long a,b;scanf("%ld %ld",&a,&b);if(a==7)*(volatile int*)0=1;'
     'printf("%ld\\n",a+b);}',

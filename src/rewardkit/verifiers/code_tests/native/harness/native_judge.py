@@ -1,11 +1,12 @@
 """The judge of a built program, inside the sandbox (plain stdlib): run it on every test, check each output.
 
-Run as ``python3 -I -S -B native_judge.py`` in the scratch dir holding the artifact (and a checker, if any),
-with a header line and the job as JSON on stdin (see ``rewardkit.verifiers.code_tests.native.judge_job``). Like the Python
-harness's supervisor, it reads the job (expected outputs included) before any program process exists, makes
-itself non-dumpable and ignores the signals a program could send it. An executable artifact (and a compiled
-checker) is copied into a sealed in-memory file before the first test and executed from there, so no test can
-change what the next one runs.
+Run as ``python3 -I -S -B native_judge.py`` in the scratch dir holding the artifact (and a checker, if any), or
+as ``main()`` in a fork of the local sandbox's warm zygote, with a header line and then the job as JSON on stdin
+(see ``rewardkit.verifiers.code_tests.native.judge_job``). Like the Python harness's supervisor, it reads the job
+(expected outputs included) before any program process exists, makes itself non-dumpable, ignores the signals a
+program could send it and checks its own invariants (``code_invariants``) before the first test and before it
+reports. An executable artifact (and a compiled checker) is copied into a sealed in-memory file before the
+first test and executed from there, so no test can change what the next one runs.
 
 Each test: a fresh process in a session of its own under the test's CPU, address-space and file-size rlimits,
 its input on stdin (``input_mode: file``: also as ``input.txt``, its answer read from ``output.txt`` when the
