@@ -110,7 +110,7 @@ def test_the_compiled_rows_time_the_judge_and_its_cache_hits_against_a_plain_com
     require(shutil.which("g++", path="/usr/local/bin:/usr/bin:/bin") is not None, "no g++ for the compiled bench")
     judged, cached = code_compiled_bench(QUICK, languages=["cpp17"])
     assert judged.name == "code compiled: cpp17 judged vs plain compile-and-run"
-    assert "verdicts agree on 100%" in judged.note and "(1 right)" in judged.note
+    assert "scores agree on 100%" in judged.note and "(1 right)" in judged.note and "every case run" in judged.note
     assert "0 compiles (every build a cache hit), verdicts the same" in cached.note
     assert judged.base_rate == cached.base_rate and cached.rk_rate > judged.rk_rate
     assert judged.met == (judged.ratio >= 0.8)

@@ -78,9 +78,11 @@ def _same(actual: str, expected: str) -> bool:
 
 
 def plain_judge(language: Any, source: str, reference: dict[str, list[str]]) -> float:
-    """Compile with the language's argv in a temp dir, then run every case there: no isolation, no limits. The
+    """Compile with the language's argv in a temp dir (a tmpfs), then run every case there: no isolation, no limits. The
     score is the code verifier's default one, the fraction of cases passed: every case runs, as in the judge."""
-    folder = tempfile.mkdtemp(prefix="rk-bench-compiled-")
+    # on a tmpfs where there is one, as the sandbox's scratch dir is (Go's build cache on a disk costs it 4x)
+    shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+    folder = tempfile.mkdtemp(prefix="rk-bench-compiled-", dir=shm)
     try:
         with open(os.path.join(folder, language.source_file), "w") as fh:
             fh.write(source)

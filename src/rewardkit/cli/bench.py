@@ -91,9 +91,10 @@ FALLS_SHORT_WHY = {
     "mcq: adversarial": "the extractor's time grows faster than its input: see the slowest input in the note",
     "mcq": "CPU-seconds measured at load average {load} on {cpus} CPUs, where other processes' work on the "
     "same cores inflates them",
-    "code compiled": "each judgement adds two sandbox starts (the compile run and the judge run, tens of ms each "
-    "on a loaded machine) to a plain loop's compile and exec (a judged case costs about what a plain one does); "
-    "with few cases per program and a fast compiler that is most of the time",
+    "code compiled": "each judgement adds two runs forked from the warm zygote (the compile run and the judge "
+    "run, about 4 and 9 ms of CPU on a quiet machine, more where the zygote is cold or isolation is exec'd) and "
+    "about 0.1 ms a case to a plain loop's compile and exec; with few cases and a fast compiler (gcc) that is a "
+    "quarter of the time",
     "math": "the pool's round trips cost more than in-process math-verify on these inputs",
     "service: 256": "each request adds JSON both ways and a loopback round trip to the reward call; on a loaded "
     "machine the client, the server and the math workers share the same cores",
