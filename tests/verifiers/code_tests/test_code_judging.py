@@ -126,6 +126,38 @@ def test_a_testlib_style_cpp_checker_from_the_dataset_judges_in_the_sandbox(veri
     assert verdict.score == 0.0 and [t["status"] for t in verdict.details["tests"]] == ["WA", "WA"]
 
 
+# testlib's quitp(points, msg): "points <value> <msg>" on stderr and exit status 7. Here: a divisor earns the
+# fraction d / n of the test (n itself: 1, the whole test); "scale" gives points out of 100 instead.
+CHECKER_POINTS = r"""
+#include <cstdio>
+#include <cstring>
+int main(int argc, char **argv) {
+    long n = 0, d = 0;
+    FILE *in = std::fopen(argv[1], "r"), *out = std::fopen(argv[2], "r");
+    if (!in || std::fscanf(in, "%ld", &n) != 1) return 3;
+    if (!out || std::fscanf(out, "%ld", &d) != 1) { std::fprintf(stderr, "wrong answer no number"); return 1; }
+    if (d <= 1 || d > n || n % d != 0) { std::fprintf(stderr, "wrong answer not a divisor"); return 1; }
+    if (d == n) { std::fprintf(stderr, "ok the number itself"); return 0; }
+    std::fprintf(stderr, "points %g a proper divisor", SCALE * (double)d / (double)n);
+    return 7;
+}
+"""
+
+
+@pytest.mark.parametrize("scale", [1, 100])
+def test_a_testlib_checkers_points_are_the_tests_fraction_when_they_are_one(verifier, scale):
+    row = codeforces_row(checker=f"#define SCALE {scale}\n{CHECKER_POINTS}", checker_type="testlib")
+    verdict = verifier.verify(cpp(DIVISOR), row)  # 2 of 12, 7 of 49: both proper divisors
+    tests = verdict.details["tests"]
+    if scale == 1:
+        assert [t["status"] for t in tests] == ["PA", "PA"], verdict.details
+        assert [t["score"] for t in tests] == pytest.approx([2 / 12, 7 / 49], abs=1e-5)
+        assert verdict.score == pytest.approx((2 / 12 + 7 / 49) / 2, abs=1e-5) and not verdict.correct
+    else:  # points out of 100 are on a scale only the problem knows: the checker's failure, never credit
+        assert all(t.get("checker_failed") and t["score"] == 0.0 for t in tests), verdict.details
+    assert verifier.verify(cpp(LARGEST_DIVISOR), row).score == 1.0
+
+
 def test_a_checker_that_needs_testlib_h_the_row_does_not_ship_is_the_datasets_fault(verifier):
     row = codeforces_row(checker='#include "testlib.h"\nint main(int c, char **v) { registerTestlibCmd(c, v); }\n')
     verdict = verifier.verify(cpp(DIVISOR), row)

@@ -135,3 +135,15 @@ def test_warm_programs_name_the_one_a_run_is_and_share_no_file_name_with_other_b
         clash.all_files()
     served = warm_program()
     assert [p.entry for p in (served, *served.more)] == ["code_supervisor", "native_judge", "native_build"]
+
+
+def test_a_zygote_refuses_a_warm_program_it_does_not_have() -> None:
+    _needs_local_c()
+    from rewardkit.sandbox.base import Limits
+    from rewardkit.sandbox.local.sandbox import LocalSandbox
+
+    with LocalSandbox(warm=warm_program()) as box:
+        pool = box._zygotes  # the pool's own entry point: a host never sends a name its warm program lacks
+        assert pool is not None
+        result = pool.run({}, b"", Limits(), uid=None, entry="no_such_program")
+    assert result.infra_error is not None and "no_such_program" in result.infra_error, result

@@ -21,6 +21,10 @@ to the run's uid at once and waits on a socket for the supervisor's first start 
 (``code_procs.PRESTARTED``), which hands it its argv and fds; then it runs ``code_runner.main()``. A later
 start (after a crash) and every stdin/stdout program are exec'd as a fresh interpreter, as in the
 fork-exec path. Two forks per run in all: the supervisor and the candidate process.
+
+A run of another warm program (``request["entry"]``: ``native_build`` or ``native_judge``, imported from the
+same dir when the warm program carries them) gets the same world, then that module's ``main()`` as the run's
+uid instead of the supervisor (no pre-forked candidate process: the module forks what it starts).
 """
 
 import fcntl
@@ -221,7 +225,10 @@ def _run_child(request: dict[str, Any], fds: list[int]) -> NoReturn:
         run_world.no_new_privs()
         if LOAD_FILTER is not None:
             LOAD_FILTER()  # once, still as root: the candidate process forked next inherits it
-        native = NATIVE.get(request.get("entry", ""))
+        entry = request.get("entry", "code_supervisor")
+        native = NATIVE.get(entry)
+        if native is None and entry != "code_supervisor":
+            raise ValueError(f"no warm program {entry!r} here (this zygote has code_supervisor, {sorted(NATIVE)})")
         if native is None:
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
             runner = os.fork()

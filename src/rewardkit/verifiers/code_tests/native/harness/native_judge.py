@@ -494,7 +494,7 @@ def check(job: dict[str, Any], case: dict[str, Any], out: bytes) -> dict[str, An
     )
     code = os.waitstatus_to_exitcode(status) if status is not None else None
     message = (stderr or stdout).decode("utf-8", "replace").strip()[:300]
-    score = read_score(checker["verdict"], code, stdout.decode("utf-8", "replace"))
+    score = read_score(checker["verdict"], code, stdout.decode("utf-8", "replace"), stderr.decode("utf-8", "replace"))
     if score is None:
         return {
             "status": "WA",
@@ -507,13 +507,15 @@ def check(job: dict[str, Any], case: dict[str, Any], out: bytes) -> dict[str, An
     return {"status": "PA" if score > 0 else "WA", "score": score, "error": message or "wrong answer"}
 
 
-def read_score(rule: str, code: int | None, stdout: str) -> float | None:
+def read_score(rule: str, code: int | None, stdout: str, stderr: str = "") -> float | None:
     """The checker's score in [0, 1], or None when the checker itself failed."""
     tokens = stdout.split()
     if rule == "exit_code":  # testlib: 0 accepted, 1 wrong answer, 2 presentation error, 3 the checker failed
         if code == 0:
             return 1.0
-        return 0.0 if code in (1, 2) else None
+        if code == 7:  # quitp(points): "points <value> <message>" on stderr
+            return testlib_points(stderr)
+        return 0.0 if code in (1, 2, 8) else None  # 8: the output ended early (ENABLE_UNEXPECTED_EOF)
     if code != 0 or not tokens:
         return None if code not in (0, 1) else 0.0
     token = tokens[-1] if rule == "last_token" else tokens[0]
@@ -522,6 +524,19 @@ def read_score(rule: str, code: int | None, stdout: str) -> float | None:
     except ValueError:
         return 0.0
     return min(1.0, max(0.0, value)) if value == value else None
+
+
+def testlib_points(stderr: str) -> float | None:
+    """The points of testlib's ``quitp`` as a score: a value in [0, 1] is the test's fraction; anything else (no
+    value, points on a scale only the problem knows) is the checker's failure."""
+    tokens = stderr.split()
+    if len(tokens) < 2 or tokens[0] != "points":
+        return None
+    try:
+        value = float(tokens[1])
+    except ValueError:
+        return None
+    return value if 0.0 <= value <= 1.0 else None
 
 
 def _write(path: str, data: bytes) -> None:
