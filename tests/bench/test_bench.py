@@ -114,3 +114,20 @@ def test_the_compiled_rows_time_the_judge_and_its_cache_hits_against_a_plain_com
     assert "0 compiles (every build a cache hit), verdicts the same" in cached.note
     assert judged.base_rate == cached.base_rate and cached.rk_rate > judged.rk_rate
     assert judged.met == (judged.ratio >= 0.8)
+
+
+def test_the_compiled_benchs_plain_loop_runs_every_case_and_scores_the_fraction_passed():
+    """The baseline does the judge's work: a wrong program's score is the fraction it passes, not a stop at the
+    first failure."""
+    import shutil
+
+    from rewardkit.bench.compiled import PROGRAMS, plain_judge
+    from rewardkit.sandbox.lookup import get_language
+    from rk_testing import require
+
+    require(shutil.which("gcc", path="/usr/local/bin:/usr/bin:/bin") is not None, "no gcc for the compiled bench")
+    cases = {"inputs": ["3\n1 2 3\n", "7\n1 1 1 1 1 1 1\n", "1\n5\n"], "outputs": ["6\n", "7\n", "5\n"]}
+    right, wrong = PROGRAMS["c"]  # the wrong one drops the last number when there are more than five
+    assert plain_judge(get_language("c"), right, cases) == 1.0
+    assert plain_judge(get_language("c"), wrong, cases) == 2 / 3
+    assert plain_judge(get_language("c"), "int main(void) { return missing; }", cases) == 0.0
