@@ -8,6 +8,7 @@ a run only ever gets a read-only copy of the artifact.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -42,6 +43,7 @@ class BuildFailure:
     timed_out: bool = False
 
 
+@functools.cache
 def _driver() -> bytes:
     return resources.files("rewardkit.verifiers.code_tests.native.harness").joinpath("native_build.py").read_bytes()
 

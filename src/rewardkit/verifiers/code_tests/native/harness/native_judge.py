@@ -576,7 +576,7 @@ def main() -> int:
     """Judge the job on stdin, in the working dir (the run's scratch dir, which holds the artifact), as the run's
     PID 1. The judge checks its own invariants (``code_invariants``, those the sandbox names) before the first
     test and before it reports; it refuses to judge when one fails."""
-    checker = code_invariants.Checker((sys.executable, os.path.join(HERE, "native_judge.py")))
+    invariants = code_invariants.Checker((sys.executable, os.path.join(HERE, "native_judge.py")))
     private = nondumpable()
     shield_signals()
     SCRATCH[0] = os.getcwd()
@@ -588,7 +588,7 @@ def main() -> int:
     try:
         if not private:  # a test of our uid could read the expected outputs out of our memory
             raise code_invariants.InvariantBroken("cannot make the judge non-dumpable")
-        checked = checker.at_start(tuple(one.pid for one in LAUNCHER))
+        checked = invariants.at_start(tuple(one.pid for one in LAUNCHER))
     except (code_invariants.InvariantBroken, OSError) as exc:
         return _report(job, {"cases": [], "harness_error": "refusing to judge: %s" % str(exc)[:1000]})
     report = judge(job)
@@ -596,7 +596,7 @@ def main() -> int:
     for one in LAUNCHER:
         one.close()
     try:
-        checker.before_report()
+        invariants.before_report()
     except (code_invariants.InvariantBroken, OSError) as exc:  # after tests ran: nothing is credited
         report["refused"] = str(exc)[:1000]
     return _report(job, report)
